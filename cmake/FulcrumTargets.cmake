@@ -1,0 +1,62 @@
+# One library per source folder. Sources are the folder's own *.cpp files (not its sub-folders);
+# a folder with only headers becomes an INTERFACE library. Tests and benches mirror the tree:
+# tests/<folder>/*_test.cpp -> test_<name>, bench/<folder>/*_bench.cpp -> bench_<name>.
+
+set(FULCRUM_WARNINGS -Wall -Wextra -Wpedantic -Werror)
+set(FULCRUM_DATA_DIR "${PROJECT_SOURCE_DIR}/models/data")
+
+function(fulcrum_library name dir)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/${dir}/*.cpp")
+  list(FILTER srcs EXCLUDE REGEX "_main\\.cpp$")  # entry points are executables, not library code
+  if(srcs)
+    add_library(${name} STATIC ${srcs})
+    target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+    target_compile_options(${name} PRIVATE ${FULCRUM_WARNINGS})
+    target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+    target_compile_definitions(${name} PRIVATE FULCRUM_DATA_DIR="${FULCRUM_DATA_DIR}")
+  else()
+    add_library(${name} INTERFACE)
+    target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${name} INTERFACE ${ARG_DEPS})
+  endif()
+  fulcrum_tests(${name} ${dir})
+  fulcrum_bench(${name} ${dir})
+endfunction()
+
+function(fulcrum_tests name dir)
+  if(NOT FULCRUM_BUILD_TESTS)
+    return()
+  endif()
+  file(GLOB srcs CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/${dir}/*_test.cpp")
+  if(NOT srcs)
+    return()
+  endif()
+  string(REPLACE "/" "_" exe "test_${dir}")
+  add_executable(${exe} ${srcs} $<TARGET_OBJECTS:fulcrum_catch_main>)
+  target_link_libraries(${exe} PRIVATE ${name} Catch2::Catch2)
+  target_compile_options(${exe} PRIVATE ${FULCRUM_WARNINGS})
+  target_compile_definitions(${exe} PRIVATE
+    FULCRUM_DATA_DIR="${FULCRUM_DATA_DIR}"
+    FULCRUM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    FULCRUM_REFERENCE_DIR="${PROJECT_SOURCE_DIR}/../shared/reference"
+    FULCRUM_BINARY="$<TARGET_FILE:fulcrum>")
+  catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endfunction()
+
+function(fulcrum_bench name dir)
+  if(NOT FULCRUM_BUILD_BENCH)
+    return()
+  endif()
+  file(GLOB srcs CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/bench/${dir}/*_bench.cpp")
+  if(NOT srcs)
+    return()
+  endif()
+  string(REPLACE "/" "_" exe "bench_${dir}")
+  add_executable(${exe} ${srcs})
+  target_link_libraries(${exe} PRIVATE ${name} benchmark::benchmark benchmark::benchmark_main)
+  target_compile_options(${exe} PRIVATE ${FULCRUM_WARNINGS})
+  target_compile_definitions(${exe} PRIVATE
+    FULCRUM_DATA_DIR="${FULCRUM_DATA_DIR}"
+    FULCRUM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+endfunction()

@@ -1,0 +1,31 @@
+// PowerMode: a resolved operating point (online cores, CPU, GPU and EMC frequency, active TPCs).
+// Requests snap to the device's tables as the hardware does; see power_mode_resolver.hpp.
+#pragma once
+
+#include <compare>
+#include <string>
+
+namespace fulcrum::models {
+
+struct PowerMode {
+  int cores = 0;          // online CPU cores
+  double cpu_khz = 0;     // a value of DeviceSpec::cpu_khz
+  double gpu_hz = 0;      // a value of DeviceSpec::gpu_hz
+  double emc_hz = 0;      // a value of DeviceSpec::emc_hz
+  int gpu_tpcs = 0;       // TPCs powered (all of them unless a preset's tpc_pg_mask gates some)
+
+  auto operator<=>(const PowerMode&) const = default;
+
+  // "12c/2201.6MHz/1300.5MHz/3199MHz" -- cores / CPU / GPU / EMC, for reports and logs.
+  std::string label() const;
+};
+
+// A user's request, in MHz as people write it; any field may be left to the device maximum.
+struct ModeRequest {
+  int cores = 0;
+  double cpu_mhz = 0;
+  double gpu_mhz = 0;
+  double emc_mhz = 0;
+};
+
+}  // namespace fulcrum::models

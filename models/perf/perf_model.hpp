@@ -1,0 +1,62 @@
+// PerfModel: time and per-rail power of one minibatch for (device, power mode, workload, phase,
+// batch size). The seam between simulation and hardware: `analytic` (fitted roofline), `table`
+// (a measured profile CSV with interpolation), later `powertrain`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/device/device_spec.hpp"
+#include "models/device/power_mode.hpp"
+#include "models/workload/phase_cost.hpp"
+#include "models/workload/workload.hpp"
+
+namespace fulcrum::models {
+
+// How a prediction was obtained.
+enum class Provenance { measured, interpolated, extrapolated, modelled };
+
+inline const char* to_string(Provenance p) {
+  switch (p) {
+    case Provenance::measured: return "measured";
+    case Provenance::interpolated: return "interpolated";
+    case Provenance::extrapolated: return "extrapolated";
+    case Provenance::modelled: return "modelled";
+  }
+  return "modelled";
+}
+
+struct PerfQuery {
+  const DeviceSpec& device;
+  const PowerMode& mode;
+  const Workload& workload;
+  Phase phase;
+  int batch_size;
+};
+
+// Power of each rail of DeviceSpec::rails, in that order; the module power is their sum.
+struct RailPower {
+  std::vector<double> power_w;
+  double module_w() const {
+    double s = 0;
+    for (double p : power_w) s += p;
+    return s;
+  }
+};
+
+struct Prediction {
+  double time_ms = 0;       // wall time of the minibatch on the GPU, launch overhead included
+  RailPower power;          // average power per rail while it runs
+  Provenance provenance = Provenance::modelled;
+};
+
+class PerfModel {
+ public:
+  virtual ~PerfModel() = default;
+  virtual std::string name() const = 0;
+  virtual Prediction predict(const PerfQuery& q) const = 0;
+  // Power per rail while the GPU is idle in this mode (the baseload).
+  virtual RailPower idle_power(const DeviceSpec& device, const PowerMode& mode) const = 0;
+};
+
+}  // namespace fulcrum::models

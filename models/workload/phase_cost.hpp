@@ -1,0 +1,40 @@
+// The cost of one DNN layer (or whole model) for one minibatch: what the performance model eats.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fulcrum::models {
+
+// What a minibatch does: a forward pass only (inference) or forward + backward + update.
+enum class Phase { inference, training };
+
+inline const char* to_string(Phase p) { return p == Phase::inference ? "inference" : "training"; }
+
+// Work of one layer for one minibatch of a given size and phase.
+struct LayerWork {
+  std::string name;     // layer name in the graph, e.g. "layer3.1.conv2"
+  std::string kind;     // "conv", "linear", "bn", "act", "pool", "attention", "lstm", "add", ...
+  double flops = 0;     // floating-point operations (2 per multiply-accumulate)
+  double bytes = 0;     // DRAM bytes moved: weights once per minibatch + activations per sample
+  double kernels = 0;   // GPU kernel launches
+};
+
+// Totals over all layers of a minibatch.
+struct PhaseCost {
+  double flops = 0;
+  double bytes = 0;
+  double kernels = 0;
+};
+
+inline PhaseCost total(const std::vector<LayerWork>& layers) {
+  PhaseCost c;
+  for (const auto& l : layers) {
+    c.flops += l.flops;
+    c.bytes += l.bytes;
+    c.kernels += l.kernels;
+  }
+  return c;
+}
+
+}  // namespace fulcrum::models

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Fulcrum builds with. Idempotent and quiet when all are present.
+# As root it installs what is missing; otherwise it prints the exact apt-get line and exits 1.
+# CUDA is optional and never installed here: the CUDA backend is built when nvcc is found.
+set -euo pipefail
+
+packages=(g++ cmake ninja-build make libboost-graph-dev libboost-program-options-dev
+          libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "fulcrum: missing packages: ${missing[*]}" >&2
+  echo "fulcrum: run as root:  apt-get update && $cmd" >&2
+  exit 1
+fi
+echo "fulcrum: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends ${missing[*]} >/dev/null
