@@ -1,0 +1,87 @@
+// Location-aware reading of YAML nodes: every error names file:line:col and the key path.
+// The one home of yaml-cpp in Fulcrum (scenario files and the catalog data files).
+//
+//   YamlDoc doc = YamlDoc::load("scenarios/quickstart.yaml");
+//   YamlNode root = doc.root();
+//   root.allow_keys({"version", "name", ...});          // unknown keys are errors
+//   double d = root.required("duration_s").as_double();  // "…: duration_s: expected a number"
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "models/error.hpp"
+
+namespace fulcrum::sim {
+
+// A YAML node with the file it came from and its key path ("inference[0].arrivals.rate_per_s").
+class YamlNode {
+ public:
+  YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path);
+
+  const std::string& path() const { return path_; }
+  const std::string& file() const { return *file_; }
+  SourceLocation location() const;
+  const YAML::Node& raw() const { return node_; }
+
+  bool is_map() const { return node_.IsMap(); }
+  bool is_sequence() const { return node_.IsSequence(); }
+  bool is_scalar() const { return node_.IsScalar(); }
+  bool is_null() const { return !node_ || node_.IsNull(); }
+
+  // Throws InputError at this node: "file:line:col: path: problem".
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  // Map access. `required` fails with "missing required key 'k'" at the map.
+  void expect_map() const;
+  bool has(std::string_view key) const;
+  YamlNode required(std::string_view key) const;
+  std::optional<YamlNode> optional(std::string_view key) const;
+  // Fails at the first key not in `allowed`, listing the allowed ones.
+  void allow_keys(std::initializer_list<std::string_view> allowed) const;
+  std::vector<std::string> keys() const;
+
+  // Sequence access.
+  void expect_sequence() const;
+  std::size_t size() const;
+  YamlNode at(std::size_t index) const;
+
+  // Scalars, converted strictly: "12abc" is not a number, NaN and infinities are rejected.
+  std::string as_string() const;
+  double as_double() const;
+  long long as_int() const;
+  bool as_bool() const;
+
+  // Range-checked helpers; `what` is the expected range, e.g. "> 0".
+  double as_positive_double() const;      // > 0, finite
+  double as_nonnegative_double() const;   // >= 0, finite
+  int as_positive_int() const;            // >= 1, fits in int
+
+ private:
+  YAML::Node node_;
+  std::shared_ptr<const std::string> file_;
+  std::string path_;
+};
+
+// A parsed YAML file. Parse errors become InputError with the parser's line and column.
+class YamlDoc {
+ public:
+  static YamlDoc load(const std::string& path);
+  static YamlDoc parse(const std::string& text, const std::string& display_name);
+  YamlNode root() const;
+  // The underlying document, for in-place overrides (--set) before reading.
+  YAML::Node& raw() { return root_; }
+
+ private:
+  YamlDoc(YAML::Node root, std::string file);
+  YAML::Node root_;
+  std::shared_ptr<const std::string> file_;
+};
+
+}  // namespace fulcrum::sim

@@ -1,0 +1,31 @@
+// run(): one event-driven run of a scenario on a backend -- the entry point of the runtime.
+//
+//   RunSetup setup{&scenario, &device, mode, training_workload, {&resnet50}};
+//   RunResult result = run(setup, backend);   // then sim/report writes summary and files
+#pragma once
+
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "models/device/device_spec.hpp"
+#include "models/device/power_mode.hpp"
+#include "models/workload/workload.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace fulcrum::sim {
+
+// A scenario with every name resolved: what run() needs and nothing it must look up.
+struct RunSetup {
+  const Scenario* scenario = nullptr;
+  const models::DeviceSpec* device = nullptr;
+  models::PowerMode mode;
+  const models::Workload* training_workload = nullptr;        // null: no training job
+  double training_dataset_samples = 0;                        // samples per epoch
+  std::vector<const models::Workload*> inference_workloads;   // one per scenario.inference[i]
+};
+
+struct RunResult;  // defined in sim/runtime/run_result.hpp
+
+RunResult run(const RunSetup& setup, backends::Backend& backend);
+
+}  // namespace fulcrum::sim
