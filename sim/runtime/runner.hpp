@@ -10,6 +10,8 @@
 #include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
 #include "models/workload/workload.hpp"
+#include "sim/runtime/run_observer.hpp"
+#include "sim/runtime/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fulcrum::sim {
@@ -24,8 +26,8 @@ struct RunSetup {
   std::vector<const models::Workload*> inference_workloads;   // one per scenario.inference[i]
 };
 
-struct RunResult;  // defined in sim/runtime/run_result.hpp
-
-RunResult run(const RunSetup& setup, backends::Backend& backend);
+// Runs the scenario to its duration. `observer` (may be null) sees every request, item and power
+// change as it happens.
+RunResult run(const RunSetup& setup, backends::Backend& backend, RunObserver* observer = nullptr);
 
 }  // namespace fulcrum::sim

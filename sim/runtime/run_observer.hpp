@@ -1,0 +1,51 @@
+// RunObserver: what the runtime reports while it runs, so that outputs stream to disk (memory
+// grows with pending work, not with simulated duration). sim/report implements the writers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "models/workload/phase_cost.hpp"
+#include "sim/engine/time.hpp"
+
+namespace fulcrum::sim {
+
+// One completed inference request.
+struct RequestRecord {
+  int stream = 0;                 // index into Scenario::inference
+  std::uint64_t request_id = 0;   // per stream, from 0 in arrival order
+  std::uint64_t batch_id = 0;     // per stream, from 0 in dispatch order
+  Time arrival = 0;
+  Time dispatch = 0;              // its batch was formed and handed to the GPU-sharing policy
+  Time start = 0;                 // its batch started executing on the GPU
+  Time completion = 0;            // its batch completed; latency = completion - arrival
+};
+
+// One executed minibatch (training or inference).
+struct ItemRecord {
+  int context = 0;                // 0 = training job, 1 + i = inference stream i
+  models::Phase phase = models::Phase::inference;
+  std::uint64_t item_id = 0;      // per context, from 0
+  int batch_size = 0;
+  Time start = 0;                 // first moment it ran on the GPU
+  Time end = 0;                   // completion
+  Time standalone = 0;            // its execution time alone on the GPU (the backend's duration)
+  Time fetch_stall = 0;           // training only: data-pipeline stall before it could start
+  std::vector<double> rail_energy_j;  // energy attributed to the item while it ran
+};
+
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void on_request(const RequestRecord&) {}
+  virtual void on_item(const ItemRecord&) {}
+  // Power is piecewise constant: from `at` on, each rail draws rail_power_w[r] (DeviceSpec::rails).
+  virtual void on_power(Time /*at*/, const std::vector<double>& /*rail_power_w*/) {}
+  // Queued (not yet dispatched) requests of a stream changed to `queued` at `at`.
+  virtual void on_queue_length(int /*stream*/, Time /*at*/, std::size_t /*queued*/) {}
+  // The run ended at `end` (== scenario duration).
+  virtual void on_end(Time /*end*/) {}
+};
+
+}  // namespace fulcrum::sim
