@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fulcrum::models {
@@ -45,7 +46,10 @@ struct DeviceSpec {
   // GPU
   std::string gpu_arch;
   int sm_version = 0;
-  int gpu_tpcs = 0;
+  int gpu_tpcs = 0;                  // TPCs usable with no power gating
+  // Width of tpc_pg_mask: the SoC's TPC slots (T234: 8). A part with a fused-off TPC has fewer
+  // usable TPCs than slots (Orin AGX 32GB: 7 of 8), so active TPCs = min(gpu_tpcs, slots - gated).
+  int gpu_tpc_slots = 0;
   int gpu_sms = 0;
   int cuda_cores = 0;
   int tensor_cores = 0;
@@ -59,11 +63,23 @@ struct DeviceSpec {
 
   // Power
   std::optional<double> module_peak_w;
+  std::optional<double> idle_w;      // measured module idle power, where published
   std::vector<std::string> rails;    // rails whose sum is the module power, in report order
 
   std::vector<Preset> presets;
   std::string default_preset;
   std::vector<ModeGrid> grids;
+  std::string note;                  // how reconstructed tables were filled in
+
+  // Lookups by name; nullptr when absent.
+  const Preset* find_preset(std::string_view preset_name) const {
+    for (const Preset& p : presets) if (p.name == preset_name) return &p;
+    return nullptr;
+  }
+  const ModeGrid* find_grid(std::string_view grid_name) const {
+    for (const ModeGrid& g : grids) if (g.name == grid_name) return &g;
+    return nullptr;
+  }
 
   // Peak DRAM bandwidth at an EMC frequency: f_emc * 2 (DDR) * bus bytes, in GB/s (1e9 B/s).
   double memory_bandwidth_gbps(double emc_hz_value) const {

@@ -16,9 +16,15 @@ struct PowerMode {
 
   auto operator<=>(const PowerMode&) const = default;
 
-  // "12c/2201.6MHz/1300.5MHz/3199MHz" -- cores / CPU / GPU / EMC, for reports and logs.
+  // "12c/2201.6/1300.5/3199 MHz" -- cores / CPU / GPU / EMC, for reports and logs.
   std::string label() const;
 };
+
+// Frequencies in MHz as people write them, without float noise: 1300.5, 3199, 522.75
+// (rounded to the kHz, trailing zeros dropped).
+std::string format_mhz(double mhz);
+inline std::string format_khz_as_mhz(double khz) { return format_mhz(khz / 1e3); }
+inline std::string format_hz_as_mhz(double hz) { return format_mhz(hz / 1e6); }
 
 // A user's request, in MHz as people write it; any field may be left to the device maximum.
 struct ModeRequest {
