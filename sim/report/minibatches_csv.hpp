@@ -1,0 +1,22 @@
+// MinibatchesCsv: minibatches.csv, one row per executed minibatch (training or inference), in
+// completion order. Columns (docs/METRICS.md): context,kind,item_id,batch_size,start_s,end_s,
+// duration_ms,standalone_ms,fetch_stall_ms,energy_j.
+#pragma once
+
+#include <string_view>
+
+#include "sim/report/file_observer.hpp"
+
+namespace fulcrum::sim {
+
+class MinibatchesCsv final : public FileObserver {
+ public:
+  static constexpr std::string_view kHeader =
+      "context,kind,item_id,batch_size,start_s,end_s,duration_ms,standalone_ms,fetch_stall_ms,"
+      "energy_j\n";
+
+  explicit MinibatchesCsv(std::filesystem::path final_path);
+  void on_item(const ItemRecord& item) override;
+};
+
+}  // namespace fulcrum::sim

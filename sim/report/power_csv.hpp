@@ -1,0 +1,40 @@
+// PowerCsv: power.csv, the power time series sampled like jtop. Power is piecewise constant
+// (on_power: "from `at` on"); row k is the instantaneous power at t_k = k * period, for k = 0, 1,
+// ... while t_k <= the run's end. A change exactly at t_k is seen by that sample (the new value
+// wins: power is right-continuous), and of several changes at one time the last one wins.
+// Columns: time_s,<rail>_w...,module_w (module = sum of rails).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/report/file_observer.hpp"
+
+namespace fulcrum::sim {
+
+class PowerCsv final : public FileObserver {
+ public:
+  // `period` > 0; `end` is the sampling horizon unless on_end() reports another.
+  PowerCsv(std::filesystem::path final_path, std::vector<std::string> rails, Time period,
+           Time end);
+
+  void on_power(Time at, const std::vector<double>& rail_power_w) override;
+  void on_end(Time end) override;
+
+  // "time_s,VDD_GPU_SOC_w,...,module_w\n"
+  static std::string header(const std::vector<std::string>& rails);
+
+ private:
+  void write_tail(Time end) override;
+  void emit_samples_before(Time limit);  // every pending sample with t_k < limit, current power
+
+  std::vector<std::string> rails_;
+  Time period_;
+  Time end_;
+  bool ended_ = false;
+  std::int64_t next_k_ = 0;
+  bool have_power_ = false;
+  std::vector<double> current_w_;
+};
+
+}  // namespace fulcrum::sim

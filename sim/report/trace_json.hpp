@@ -1,0 +1,65 @@
+// TraceJson: trace.json in the Chrome / Perfetto JSON trace format (open in ui.perfetto.dev or
+// chrome://tracing). Timestamps are microseconds. Tracks (docs/METRICS.md):
+//   pid 1 "GPU":              tid c = GPU context c (0 training, 1+i stream i); "X" per minibatch.
+//   pid 2 "Power":            "C" counters "<rail>_w" and "module_w" at every power change.
+//   pid 3+i "Stream <name>":  "X" per inference batch, dispatch -> completion (tid = lane; a batch
+//                             overlapping an earlier one of the same stream goes to the next
+//                             lane), and the "C" counter "queued_requests".
+// Events are written as they are observed, one per line; the file stays small per event.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/report/file_observer.hpp"
+
+namespace fulcrum::sim {
+
+class TraceJson final : public FileObserver {
+ public:
+  static constexpr int kGpuPid = 1;
+  static constexpr int kPowerPid = 2;
+  static constexpr int kFirstStreamPid = 3;
+
+  // `stream_names[i]` names inference stream i; rails in DeviceSpec::rails order.
+  TraceJson(std::filesystem::path final_path, std::vector<std::string> rails,
+            std::vector<std::string> stream_names, bool has_training);
+
+  void on_request(const RequestRecord& r) override;
+  void on_item(const ItemRecord& item) override;
+  void on_power(Time at, const std::vector<double>& rail_power_w) override;
+  void on_queue_length(int stream, Time at, std::size_t queued) override;
+  void on_end(Time end) override;
+
+ private:
+  // One inference batch, gathered from its requests (which complete together).
+  struct OpenBatch {
+    std::uint64_t batch_id = 0;
+    Time dispatch = 0;
+    Time start = 0;
+    Time completion = 0;
+    Time first_arrival = 0;
+    std::uint64_t requests = 0;
+  };
+  struct StreamState {
+    std::optional<OpenBatch> open;
+    std::vector<Time> lane_end;                  // latest end of each lane's batches
+    std::optional<std::size_t> last_queued;
+  };
+
+  void write_tail(Time end) override;
+  void begin_event();
+  void emit_batch(int stream, const OpenBatch& b);
+  void metadata(int pid, std::optional<int> tid, const char* what, std::string_view name,
+                int sort_index);
+
+  std::vector<std::string> rails_;
+  std::vector<std::string> stream_names_;
+  std::vector<StreamState> streams_;
+  std::vector<double> last_power_w_;
+  bool first_event_ = true;
+};
+
+}  // namespace fulcrum::sim
