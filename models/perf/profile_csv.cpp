@@ -1,0 +1,252 @@
+#include "models/perf/profile_csv.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <istream>
+#include <map>
+#include <tuple>
+
+namespace fulcrum::models {
+
+const char* to_string(ProfilePhase p) {
+  switch (p) {
+    case ProfilePhase::inference: return "inference";
+    case ProfilePhase::training: return "training";
+    case ProfilePhase::idle: return "idle";
+  }
+  return "idle";
+}
+
+namespace {
+
+constexpr std::array<const char*, 8> kRequired = {"cores",      "cpu_khz", "gpu_hz",  "emc_hz",
+                                                  "phase",      "batch_size", "time_ms", "power_w"};
+constexpr const char* kRailSuffix = "_w";
+
+// One comma-separated cell, trimmed, with the 1-based column where its text starts.
+struct Cell {
+  std::string text;
+  int column = 1;
+};
+
+std::vector<Cell> split_cells(const std::string& line) {
+  std::vector<Cell> cells;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = line.find(',', start);
+    if (end == std::string::npos) end = line.size();
+    std::size_t a = start;
+    std::size_t b = end;
+    while (a < b && (line[a] == ' ' || line[a] == '\t')) ++a;
+    while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t')) --b;
+    cells.push_back({line.substr(a, b - a), static_cast<int>(a) + 1});
+    if (end == line.size()) break;
+    start = end + 1;
+  }
+  return cells;
+}
+
+bool is_rail_column(const std::string& name) {
+  const std::size_t n = std::char_traits<char>::length(kRailSuffix);
+  return name != "power_w" && name.size() > n && name.compare(name.size() - n, n, kRailSuffix) == 0;
+}
+
+// Reads the lines of a CSV file, skipping blank and `#` lines, and turns cells into typed values;
+// every failure names source, line, column and the column's header name.
+class Parser {
+ public:
+  explicit Parser(std::string source) : source_(std::move(source)) {}
+
+  ProfileTable parse(std::istream& in) {
+    ProfileTable table;
+    table.source = source_;
+    std::string line;
+    int line_no = 0;
+    bool have_header = false;
+    std::map<std::tuple<std::string, int, double, double, double, int, int>, int> seen;
+    while (std::getline(in, line)) {
+      ++line_no;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (is_blank_or_comment(line)) continue;
+      std::vector<Cell> cells = split_cells(line);
+      if (!have_header) {
+        read_header(cells, line_no, table);
+        have_header = true;
+        continue;
+      }
+      ProfileRow row = read_row(cells, line_no, table.rail_names.size());
+      auto key = std::make_tuple(row.workload.value_or(""), row.cores, row.cpu_khz, row.gpu_hz,
+                                 row.emc_hz, static_cast<int>(row.phase), row.batch_size);
+      auto [it, inserted] = seen.emplace(key, line_no);
+      if (!inserted) {
+        fail(line_no, 1, "row",
+             "duplicate of the row on line " + std::to_string(it->second) +
+                 " (same workload, mode, phase and batch_size)");
+      }
+      table.rows.push_back(std::move(row));
+    }
+    if (!have_header) fail(1, 1, "", "empty profile: no header line");
+    if (table.rows.empty()) fail(line_no + 1, 1, "", "empty profile: no data rows after the header");
+    return table;
+  }
+
+ private:
+  static bool is_blank_or_comment(const std::string& line) {
+    for (char c : line) {
+      if (c == ' ' || c == '\t') continue;
+      return c == '#';
+    }
+    return true;
+  }
+
+  [[noreturn]] void fail(int line, int column, const std::string& key, const std::string& problem) const {
+    throw InputError(SourceLocation{source_, line, column}, key, problem);
+  }
+
+  void read_header(const std::vector<Cell>& cells, int line_no, ProfileTable& table) {
+    header_ = cells;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const std::string& name = cells[i].text;
+      if (name.empty()) fail(line_no, cells[i].column, "", "empty column name in the header");
+      for (std::size_t j = 0; j < i; ++j) {
+        if (cells[j].text == name) fail(line_no, cells[i].column, name, "column appears twice in the header");
+      }
+      bool known = name == "workload" || is_rail_column(name);
+      for (const char* r : kRequired) known = known || name == r;
+      if (!known) {
+        fail(line_no, cells[i].column, name,
+             "unknown column (expected cores, cpu_khz, gpu_hz, emc_hz, phase, batch_size, time_ms, "
+             "power_w, optional workload and <RAIL>_w columns)");
+      }
+      if (is_rail_column(name)) {
+        rail_index_.push_back(i);
+        table.rail_names.push_back(name.substr(0, name.size() - 2));
+      }
+      if (name == "workload") workload_index_ = i;
+    }
+    for (std::size_t r = 0; r < kRequired.size(); ++r) {
+      bool found = false;
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (cells[i].text == kRequired[r]) {
+          required_index_[r] = i;
+          found = true;
+        }
+      }
+      if (!found) fail(line_no, 1, kRequired[r], "missing required column");
+    }
+  }
+
+  ProfileRow read_row(const std::vector<Cell>& cells, int line_no, std::size_t rails) const {
+    if (cells.size() != header_.size()) {
+      fail(line_no, 1, "",
+           "expected " + std::to_string(header_.size()) + " fields as in the header, found " +
+               std::to_string(cells.size()));
+    }
+    auto cell = [&](std::size_t r) -> const Cell& { return cells[required_index_[r]]; };
+    ProfileRow row;
+    row.where = SourceLocation{source_, line_no, 1};
+    if (workload_index_) {
+      const Cell& c = cells[*workload_index_];
+      if (c.text.empty()) fail(line_no, c.column, "workload", "missing value");
+      row.workload = c.text;
+    }
+    const Cell& phase = cell(4);
+    if (phase.text == "training") {
+      row.phase = ProfilePhase::training;
+    } else if (phase.text == "inference") {
+      row.phase = ProfilePhase::inference;
+    } else if (phase.text == "idle") {
+      row.phase = ProfilePhase::idle;
+    } else {
+      fail(line_no, phase.column, "phase",
+           "unknown phase '" + phase.text + "' (expected training, inference or idle)");
+    }
+    const bool idle = row.phase == ProfilePhase::idle;
+    row.cores = positive_int(cell(0), line_no, "cores");
+    row.cpu_khz = positive_number(cell(1), line_no, "cpu_khz");
+    row.gpu_hz = positive_number(cell(2), line_no, "gpu_hz");
+    row.emc_hz = positive_number(cell(3), line_no, "emc_hz");
+    if (idle) {
+      const Cell& b = cell(5);
+      if (b.text != "0") fail(line_no, b.column, "batch_size", "idle rows must have batch_size 0");
+      const Cell& t = cell(6);
+      // An idle row has no minibatch to time; an empty cell (or 0) says so.
+      if (!t.text.empty() && t.text != "0") {
+        fail(line_no, t.column, "time_ms", "idle rows must leave time_ms empty");
+      }
+    } else {
+      row.batch_size = positive_int(cell(5), line_no, "batch_size");
+      row.time_ms = positive_number(cell(6), line_no, "time_ms");
+    }
+    row.power_w = positive_number(cell(7), line_no, "power_w");
+    row.rail_power_w.reserve(rails);
+    for (std::size_t i : rail_index_) {
+      const Cell& c = cells[i];
+      if (c.text.empty()) {
+        row.rail_power_w.push_back(std::nullopt);
+      } else {
+        row.rail_power_w.push_back(non_negative_number(c, line_no, header_[i].text));
+      }
+    }
+    return row;
+  }
+
+  double number(const Cell& c, int line_no, const std::string& key) const {
+    if (c.text.empty()) fail(line_no, c.column, key, "missing value");
+    double v = 0;
+    const char* first = c.text.data();
+    const char* last = first + c.text.size();
+    auto [ptr, ec] = std::from_chars(first, last, v);
+    if (ec != std::errc() || ptr != last) {
+      fail(line_no, c.column, key, "expected a number, found '" + c.text + "'");
+    }
+    if (!std::isfinite(v)) fail(line_no, c.column, key, "expected a finite number, found '" + c.text + "'");
+    return v;
+  }
+
+  double positive_number(const Cell& c, int line_no, const std::string& key) const {
+    double v = number(c, line_no, key);
+    if (!(v > 0)) fail(line_no, c.column, key, "expected a positive number, found '" + c.text + "'");
+    return v;
+  }
+
+  double non_negative_number(const Cell& c, int line_no, const std::string& key) const {
+    double v = number(c, line_no, key);
+    if (v < 0) fail(line_no, c.column, key, "expected a non-negative number, found '" + c.text + "'");
+    return v;
+  }
+
+  int positive_int(const Cell& c, int line_no, const std::string& key) const {
+    if (c.text.empty()) fail(line_no, c.column, key, "missing value");
+    int v = 0;
+    const char* first = c.text.data();
+    const char* last = first + c.text.size();
+    auto [ptr, ec] = std::from_chars(first, last, v);
+    if (ec != std::errc() || ptr != last || v <= 0) {
+      fail(line_no, c.column, key, "expected a positive integer, found '" + c.text + "'");
+    }
+    return v;
+  }
+
+  std::string source_;
+  std::vector<Cell> header_;
+  std::array<std::size_t, kRequired.size()> required_index_{};
+  std::vector<std::size_t> rail_index_;
+  std::optional<std::size_t> workload_index_;
+};
+
+}  // namespace
+
+ProfileTable parse_profile_csv(std::istream& in, const std::string& source) {
+  return Parser(source).parse(in);
+}
+
+ProfileTable read_profile_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open profile file");
+  return parse_profile_csv(in, path);
+}
+
+}  // namespace fulcrum::models
