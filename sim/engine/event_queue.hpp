@@ -1,0 +1,103 @@
+// EventQueue: pending actions ordered by (time, insertion sequence), so equal-time events come
+// out in the order they were pushed; any pending event can be cancelled by its EventId.
+//
+//   EventQueue q;
+//   EventId id = q.push(5 * kMillisecond, [] { ... });
+//   q.cancel(id);                         // true: it will never come out
+//   while (!q.empty()) { EventQueue::Event e = q.pop(); e.action(); }
+//
+// Cost: push and pop are O(log n) on a 4-ary heap of 24-byte entries; actions sit still in a
+// slot pool (recycled through a free list), so the heap never moves them. cancel is O(1): the
+// entry stays in the heap as a tombstone and is dropped when it reaches the top, or in one sweep
+// once tombstones outnumber live events (memory stays proportional to live events).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "sim/engine/action.hpp"
+#include "sim/engine/event_id.hpp"
+#include "sim/engine/time.hpp"
+
+namespace fulcrum::sim {
+
+class EventQueue {
+ public:
+  struct Event {
+    Time time = 0;
+    EventId id;
+    Action action;
+  };
+
+  EventQueue() = default;
+  EventQueue(EventQueue&&) noexcept = default;
+  EventQueue& operator=(EventQueue&&) noexcept = default;
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
+
+  // Adds an event; `action` must not be empty.
+  EventId push(Time time, Action&& action);
+
+  // Removes a pending event. Returns false (and does nothing) if `id` already came out of the
+  // queue, was cancelled, or never named an event of this queue.
+  bool cancel(EventId id);
+
+  // Removes and returns the earliest live event. Precondition: !empty().
+  Event pop();
+
+  // Time of the earliest live event, or nullopt if none.
+  std::optional<Time> next_time() const {
+    if (heap_.empty()) return std::nullopt;
+    return heap_.front().time;
+  }
+
+  // Live events only: cancelled ones are not counted.
+  std::size_t size() const { return live_; }
+  bool empty() const { return live_ == 0; }
+
+  // Whether `id` names an event that is still pending.
+  bool is_pending(EventId id) const;
+
+  // Drops every pending event (their actions are destroyed, not run).
+  void clear();
+
+ private:
+  // Heap entries are small and trivially copyable so sifting is cheap; `seq` breaks time ties.
+  struct Entry {
+    Time time;
+    std::uint64_t seq;
+    std::uint32_t slot;
+  };
+
+  enum class SlotState : std::uint8_t { kFree, kPending, kCancelled };
+
+  struct Slot {
+    Action action;
+    std::uint32_t generation = 1;  // bumped when the slot's event runs or is cancelled
+    SlotState state = SlotState::kFree;
+  };
+
+  static bool earlier(const Entry& a, const Entry& b) {
+    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+  }
+
+  std::uint32_t allocate_slot();
+  void release_slot(std::uint32_t slot);
+  void sift_up(std::size_t hole, Entry entry);
+  void sift_down(std::size_t hole, Entry entry);
+  void remove_top();
+  // Keeps the invariant that the top of the heap, if any, is a live event.
+  void drop_cancelled_top();
+  void sweep_tombstones();
+
+  std::vector<Entry> heap_;
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::uint64_t next_seq_ = 0;
+  std::size_t live_ = 0;
+  std::size_t tombstones_ = 0;
+};
+
+}  // namespace fulcrum::sim

@@ -1,0 +1,81 @@
+// Simulator: owns simulated time and runs pending actions in (time, scheduling order). A plain
+// value type -- several can coexist (one per sweep point, one per thread); nothing is global.
+//
+//   Simulator sim;
+//   sim.schedule_after(10 * kMillisecond, [&] { sim.schedule_after(kMillisecond, [] {}); });
+//   sim.run_until(600 * kSecond);         // now() == 600 s afterwards
+//
+// Actions take no arguments: they capture what they need (usually `this` of their owner, which
+// can reach the Simulator). They may schedule, cancel and call stop() freely while running.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "sim/engine/action.hpp"
+#include "sim/engine/clock.hpp"
+#include "sim/engine/event_id.hpp"
+#include "sim/engine/event_queue.hpp"
+#include "sim/engine/time.hpp"
+
+namespace fulcrum::sim {
+
+class Simulator {
+ public:
+  Simulator() = default;
+  // Movable between runs, not while one is in progress (actions usually hold a reference).
+  Simulator(Simulator&&) noexcept = default;
+  Simulator& operator=(Simulator&&) noexcept = default;
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // Simulated time: the time of the event being run, or where the last run stopped.
+  Time now() const { return clock_.now(); }
+
+  // Runs `action` at absolute time `t`. Precondition: t >= now(). Events at equal times run in
+  // the order they were scheduled.
+  EventId schedule_at(Time t, Action action);
+
+  // Runs `action` `delay` after now(). Precondition: delay >= 0. schedule_after(0, a) runs `a`
+  // after every event already pending at now().
+  EventId schedule_after(Time delay, Action action);
+
+  // Removes a pending event. Returns false if it already ran, was cancelled, or is unknown.
+  bool cancel(EventId id);
+
+  // Whether `id` is still waiting to run.
+  bool is_pending(EventId id) const { return queue_.is_pending(id); }
+
+  // Runs events until none is pending or an action calls stop().
+  void run();
+
+  // Runs every event with time <= horizon (including ones scheduled at the horizon while
+  // running), then sets now() to horizon. Precondition: horizon >= now(). If an action calls
+  // stop(), returns at once and now() stays at that action's time.
+  void run_until(Time horizon);
+
+  // Asks the running run()/run_until() to return after the current action. A request made
+  // outside a run is forgotten: each run starts unstopped.
+  void stop() { stop_requested_ = true; }
+
+  // Actions run so far, over every run.
+  std::uint64_t events_processed() const { return events_processed_; }
+
+  // Events waiting to run (cancelled ones not counted).
+  std::size_t pending() const { return queue_.size(); }
+
+  // Time of the next pending event, or nullopt if none.
+  std::optional<Time> next_event_time() const { return queue_.next_time(); }
+
+ private:
+  // Pops and runs the earliest event: the ns-3 loop body (pop, check time, set now, run).
+  void run_next();
+
+  VirtualClock clock_;
+  EventQueue queue_;
+  std::uint64_t events_processed_ = 0;
+  bool stop_requested_ = false;
+};
+
+}  // namespace fulcrum::sim
