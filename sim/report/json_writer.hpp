@@ -73,6 +73,7 @@ class JsonWriter {
   };
   void before_value();
   void newline_indent();
+  void after_scalar();  // a completed top-level value ends the document with a newline
 
   std::string out_;
   std::vector<Frame> stack_;

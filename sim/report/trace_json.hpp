@@ -58,7 +58,6 @@ class TraceJson final : public FileObserver {
   std::vector<std::string> rails_;
   std::vector<std::string> stream_names_;
   std::vector<StreamState> streams_;
-  std::vector<double> last_power_w_;
   bool first_event_ = true;
 };
 

@@ -1,0 +1,69 @@
+#include "sim/report/atomic_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "models/error.hpp"
+
+namespace fulcrum::sim {
+
+AtomicFile::AtomicFile(std::filesystem::path final_path)
+    : final_path_(std::move(final_path)), temp_path_(final_path_) {
+  temp_path_ += ".partial";
+  file_ = std::fopen(temp_path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    throw InputError("cannot create output file " + temp_path_.string() + ": " +
+                     std::strerror(errno));
+  }
+  std::setvbuf(file_, nullptr, _IONBF, 0);  // we buffer ourselves, in large chunks
+  buffer_.reserve(kFlushBytes + (kFlushBytes >> 2));
+}
+
+AtomicFile::~AtomicFile() {
+  if (!published_) discard();
+}
+
+void AtomicFile::flush() {
+  if (buffer_.empty()) return;
+  if (file_ == nullptr) throw Error("write to a closed output file " + temp_path_.string());
+  const std::size_t written = std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+  if (written != buffer_.size()) {
+    throw Error("cannot write output file " + temp_path_.string() + ": " + std::strerror(errno));
+  }
+  buffer_.clear();
+}
+
+void AtomicFile::close() {
+  if (file_ == nullptr) return;
+  flush();
+  std::FILE* f = file_;
+  file_ = nullptr;
+  if (std::fclose(f) != 0) {
+    throw Error("cannot close output file " + temp_path_.string() + ": " + std::strerror(errno));
+  }
+}
+
+void AtomicFile::publish() {
+  close();
+  std::error_code ec;
+  std::filesystem::rename(temp_path_, final_path_, ec);
+  if (ec) {
+    throw Error("cannot move " + temp_path_.string() + " to " + final_path_.string() + ": " +
+                ec.message());
+  }
+  published_ = true;
+}
+
+void AtomicFile::discard() noexcept {
+  if (published_) return;
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+  buffer_.clear();
+  std::error_code ec;
+  std::filesystem::remove(temp_path_, ec);  // best effort: nothing more can be done here
+}
+
+}  // namespace fulcrum::sim

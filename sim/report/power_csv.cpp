@@ -1,0 +1,63 @@
+#include "sim/report/power_csv.hpp"
+
+#include <cassert>
+
+#include "sim/report/json_writer.hpp"
+
+namespace fulcrum::sim {
+
+PowerCsv::PowerCsv(std::filesystem::path final_path, std::vector<std::string> rails, Time period,
+                   Time end)
+    : FileObserver(std::move(final_path)),
+      rails_(std::move(rails)),
+      period_(period),
+      end_(end),
+      current_w_(rails_.size(), 0.0) {
+  assert(period_ > 0);
+  file_.write(header(rails_));
+}
+
+std::string PowerCsv::header(const std::vector<std::string>& rails) {
+  std::string h = "time_s";
+  for (const auto& r : rails) h += "," + r + "_w";
+  h += ",module_w\n";
+  return h;
+}
+
+void PowerCsv::emit_samples_before(Time limit) {
+  std::string& b = file_.buffer();
+  double module_w = 0;
+  for (double p : current_w_) module_w += p;
+  for (Time t = next_k_ * period_; t < limit && t <= end_; t = ++next_k_ * period_) {
+    append_fixed_decimal(b, t, 9);
+    for (double p : current_w_) {
+      b.push_back(',');
+      append_csv_number(b, p);
+    }
+    b.push_back(',');
+    append_csv_number(b, module_w);
+    b.push_back('\n');
+    file_.maybe_flush();
+  }
+}
+
+void PowerCsv::on_power(Time at, const std::vector<double>& rail_power_w) {
+  assert(rail_power_w.size() == rails_.size());
+  // Samples strictly before `at` saw the old power. Before the first report nothing is known;
+  // those samples (the runtime reports at time 0, so normally none) take the first reported value.
+  if (have_power_) emit_samples_before(at);
+  current_w_ = rail_power_w;
+  have_power_ = true;
+}
+
+void PowerCsv::on_end(Time end) {
+  end_ = end;
+  ended_ = true;
+}
+
+void PowerCsv::write_tail(Time end) {
+  if (!ended_) end_ = end;
+  emit_samples_before(end_ + 1);  // t_k <= end
+}
+
+}  // namespace fulcrum::sim

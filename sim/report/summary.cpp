@@ -1,0 +1,185 @@
+#include "sim/report/summary.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "sim/report/json_writer.hpp"
+
+namespace fulcrum::sim {
+
+namespace {
+
+const char* to_string(PowerBudgetKind k) {
+  return k == PowerBudgetKind::average ? "average" : "max_window";
+}
+
+void write_latency(JsonWriter& w, const LatencyStats& l) {
+  w.key("latency_ms").begin_object();
+  w.key("mean").value(l.mean_ms);
+  w.key("p50").value(l.p50_ms);
+  w.key("p95").value(l.p95_ms);
+  w.key("p99").value(l.p99_ms);
+  w.key("max").value(l.max_ms);
+  w.end_object();
+}
+
+void write_training(JsonWriter& w, const std::optional<TrainingResult>& training) {
+  w.key("training");
+  if (!training) {
+    w.null();
+    return;
+  }
+  const TrainingResult& t = *training;
+  w.begin_object();
+  w.key("workload").value(t.workload);
+  w.key("dataset").value(t.dataset);
+  w.key("batch_size").value(t.batch_size);
+  w.key("minibatches").value(t.minibatches);
+  w.key("samples").value(t.samples);
+  w.key("minibatches_per_s").value(t.minibatches_per_s);
+  w.key("samples_per_s").value(t.samples_per_s);
+  w.key("fetch_stall_s").value(t.fetch_stall_s);
+  w.key("epochs_completed").value(t.epochs_completed);
+  w.key("epoch_time_s").begin_array();
+  for (double s : t.epoch_time_s) w.value(s);
+  w.end_array();
+  w.key("gpu_busy_s").value(t.gpu_busy_s);
+  w.end_object();
+}
+
+void write_stream(JsonWriter& w, const StreamResult& s) {
+  w.begin_object();
+  w.key("name").value(s.name);
+  w.key("workload").value(s.workload);
+  w.key("batch_size").value(s.batch_size);
+  w.key("arrived").value(s.arrived);
+  w.key("completed").value(s.completed);
+  w.key("queued").value(s.queued);
+  w.key("dropped").value(s.dropped);
+  w.key("batches").value(s.batches);
+  w.key("throughput_per_s").value(s.throughput_per_s);
+  write_latency(w, s.latency);
+  w.key("stable").value(s.stable);
+  if (!s.stable) w.key("unstable_reason").value(s.unstable_reason);
+  w.key("gpu_busy_s").value(s.gpu_busy_s);
+  w.end_object();
+}
+
+void write_power(JsonWriter& w, const PowerResult& p) {
+  w.key("power").begin_object();
+  w.key("avg_w").value(p.avg_w);
+  w.key("max_window_w").value(p.max_window_w);
+  w.key("window_s").value(p.window_s);
+  w.key("energy_j").value(p.energy_j);
+  w.key("rails").begin_object();
+  for (std::size_t r = 0; r < p.rails.size(); ++r) {
+    w.key(p.rails[r]).begin_object();
+    w.key("avg_w").value(r < p.rail_avg_w.size() ? p.rail_avg_w[r] : 0.0);
+    w.key("energy_j").value(r < p.rail_energy_j.size() ? p.rail_energy_j[r] : 0.0);
+    w.end_object();
+  }
+  w.end_object();
+  w.end_object();
+}
+
+void write_budgets(JsonWriter& w, const BudgetResult& b, const Budgets& limits) {
+  w.key("budgets").begin_object();
+  w.key("latency_ms").value(limits.latency_ms);
+  w.key("latency_percentile").value(limits.latency_percentile);
+  w.key("power_w").value(limits.power_w);
+  w.key("power_kind").value(to_string(limits.power_kind));
+  w.key("latency_met").value(b.latency_met);
+  w.key("power_met").value(b.power_met);
+  w.end_object();
+}
+
+}  // namespace
+
+std::string power_mode_label(const models::PowerMode& mode) { return mode.label(); }
+
+std::string summary_json(const RunResult& result, const Scenario& scenario) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("scenario").value(result.scenario.empty() ? scenario.name : result.scenario);
+  w.key("seed").value(result.seed);
+  w.key("duration_s").value(result.duration_s);
+  w.key("device").value(result.device);
+  w.key("power_mode").begin_object();
+  w.key("label").value(power_mode_label(result.mode));
+  w.key("cores").value(result.mode.cores);
+  w.key("cpu_mhz").value(result.mode.cpu_khz / 1e3);
+  w.key("gpu_mhz").value(result.mode.gpu_hz / 1e6);
+  w.key("emc_mhz").value(result.mode.emc_hz / 1e6);
+  w.key("gpu_tpcs").value(result.mode.gpu_tpcs);
+  w.end_object();
+  w.key("gpu_sharing").value(result.gpu_sharing);
+  write_training(w, result.training);
+  w.key("inference").begin_array();
+  for (const StreamResult& s : result.inference) write_stream(w, s);
+  w.end_array();
+  write_power(w, result.power);
+  w.key("energy_j").value(result.power.energy_j);
+  w.key("gpu").begin_object();
+  w.key("utilization").value(result.gpu_utilization);
+  w.end_object();
+  write_budgets(w, result.budgets, scenario.budgets);
+  w.end_object();
+  return w.take();
+}
+
+namespace {
+
+// printf into a std::string; only for the few lines of the terminal table.
+template <class... Args>
+void appendf(std::string& out, const char* format, Args... args) {
+  char buf[512];
+  const int n = std::snprintf(buf, sizeof buf, format, args...);
+  if (n > 0) out.append(buf, static_cast<std::size_t>(n) < sizeof buf ? n : sizeof buf - 1);
+}
+
+const char* met(const std::optional<bool>& b) {
+  if (!b) return "no budget";
+  return *b ? "met" : "MISSED";
+}
+
+}  // namespace
+
+std::string format_summary_text(const RunResult& r) {
+  std::string out;
+  appendf(out, "%s: %s, %s, %s, %.6g s simulated, seed %llu\n", r.scenario.c_str(),
+          r.device.c_str(), power_mode_label(r.mode).c_str(), r.gpu_sharing.c_str(), r.duration_s,
+          static_cast<unsigned long long>(r.seed));
+  if (r.training) {
+    const TrainingResult& t = *r.training;
+    appendf(out,
+            "  training   %-18s bs %-4d %10.4g minibatches/s %10.4g samples/s  fetch stall "
+            "%.4g s\n",
+            t.workload.c_str(), t.batch_size, t.minibatches_per_s, t.samples_per_s,
+            t.fetch_stall_s);
+  }
+  for (const StreamResult& s : r.inference) {
+    appendf(out,
+            "  inference  %-18s bs %-4d %10.4g req/s  latency p50 %.4g ms  p95 %.4g ms  p99 %.4g "
+            "ms  max %.4g ms\n",
+            s.name.c_str(), s.batch_size, s.throughput_per_s, s.latency.p50_ms, s.latency.p95_ms,
+            s.latency.p99_ms, s.latency.max_ms);
+    appendf(out, "             %llu arrived, %llu completed, %llu queued, %llu dropped  %s%s\n",
+            static_cast<unsigned long long>(s.arrived),
+            static_cast<unsigned long long>(s.completed),
+            static_cast<unsigned long long>(s.queued), static_cast<unsigned long long>(s.dropped),
+            s.stable ? "stable" : "UNSTABLE: ", s.stable ? "" : s.unstable_reason.c_str());
+  }
+  appendf(out, "  power      avg %.4g W  max %.4g s window %.4g W  energy %.6g J\n", r.power.avg_w,
+          r.power.window_s, r.power.max_window_w, r.power.energy_j);
+  for (std::size_t i = 0; i < r.power.rails.size(); ++i) {
+    appendf(out, "             %-14s avg %.4g W  energy %.6g J\n", r.power.rails[i].c_str(),
+            i < r.power.rail_avg_w.size() ? r.power.rail_avg_w[i] : 0.0,
+            i < r.power.rail_energy_j.size() ? r.power.rail_energy_j[i] : 0.0);
+  }
+  appendf(out, "  gpu        utilization %.4g %%\n", 100.0 * r.gpu_utilization);
+  appendf(out, "  budgets    latency: %s  power: %s\n", met(r.budgets.latency_met),
+          met(r.budgets.power_met));
+  return out;
+}
+
+}  // namespace fulcrum::sim
