@@ -1,0 +1,197 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "models/perf/profile_csv.hpp"
+
+using fulcrum::InputError;
+using fulcrum::models::parse_profile_csv;
+using fulcrum::models::ProfilePhase;
+using fulcrum::models::ProfileTable;
+using fulcrum::models::read_profile_csv;
+
+namespace {
+
+const std::string kHeader = "cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w\n";
+
+ProfileTable parse(const std::string& text) {
+  std::istringstream in(text);
+  return parse_profile_csv(in, "mem.csv");
+}
+
+// The one-line message a bad profile produces.
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a profile with comments, rails and a workload column reads into typed rows") {
+  const ProfileTable t = parse(
+      "# measured on the bench device\n"
+      "\n"
+      "workload, cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w,VDD_GPU_SOC_w,VDD_CPU_CV_w\r\n"
+      "resnet50,12,2201600,1300500000,3199000000,inference,16,51.561,53.54,30.5,\r\n"
+      "# a comment between rows\n"
+      "mobilenet,8,1728000,612000000,3199000000,training,32,80,25,12,4.5\n");
+  REQUIRE(t.source == "mem.csv");
+  REQUIRE(t.rail_names == std::vector<std::string>{"VDD_GPU_SOC", "VDD_CPU_CV"});
+  REQUIRE(t.rows.size() == 2);
+  const auto& a = t.rows[0];
+  CHECK(a.workload == std::optional<std::string>("resnet50"));
+  CHECK(a.cores == 12);
+  CHECK(a.cpu_khz == 2201600.0);
+  CHECK(a.gpu_hz == 1300500000.0);
+  CHECK(a.emc_hz == 3199000000.0);
+  CHECK(a.phase == ProfilePhase::inference);
+  CHECK(a.batch_size == 16);
+  CHECK(a.time_ms == std::optional<double>(51.561));
+  CHECK(a.power_w == 53.54);
+  REQUIRE(a.rail_power_w.size() == 2);
+  CHECK(a.rail_power_w[0] == std::optional<double>(30.5));
+  CHECK_FALSE(a.rail_power_w[1].has_value());
+  CHECK(a.where.line == 4);
+  const auto& b = t.rows[1];
+  CHECK(b.phase == ProfilePhase::training);
+  CHECK(b.rail_power_w[1] == std::optional<double>(4.5));
+  CHECK(b.where.line == 6);
+}
+
+TEST_CASE("columns may come in any order and the workload column is optional") {
+  const ProfileTable t = parse(
+      "power_w,time_ms,batch_size,phase,emc_hz,gpu_hz,cpu_khz,cores\n"
+      "20,10,4,inference,3199000000,612000000,1728000,8\n");
+  REQUIRE(t.rows.size() == 1);
+  CHECK_FALSE(t.rows[0].workload.has_value());
+  CHECK(t.rows[0].cores == 8);
+  CHECK(t.rows[0].power_w == 20.0);
+  CHECK(t.rows[0].time_ms == std::optional<double>(10.0));
+  CHECK(t.rail_names.empty());
+}
+
+TEST_CASE("idle rows have batch size zero and no time") {
+  const ProfileTable t = parse(kHeader + "12,2201600,1300500000,3199000000,idle,0,,9.5\n");
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0].phase == ProfilePhase::idle);
+  CHECK(t.rows[0].batch_size == 0);
+  CHECK_FALSE(t.rows[0].time_ms.has_value());
+  CHECK(t.rows[0].power_w == 9.5);
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,idle,4,,9.5\n") ==
+        "mem.csv:2:39: batch_size: idle rows must have batch_size 0");
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,idle,0,3,9.5\n") ==
+        "mem.csv:2:41: time_ms: idle rows must leave time_ms empty");
+}
+
+TEST_CASE("an empty profile is an error naming the file") {
+  CHECK(error_of("") == "mem.csv:1:1: empty profile: no header line");
+  CHECK(error_of("# only a comment\n\n") == "mem.csv:1:1: empty profile: no header line");
+  CHECK(error_of("# c\n" + kHeader) == "mem.csv:3:1: empty profile: no data rows after the header");
+}
+
+TEST_CASE("a missing required column is named with the header's line") {
+  CHECK(error_of("# c\ncores,cpu_khz,emc_hz,phase,batch_size,time_ms,power_w\n"
+                 "12,2201600,3199000000,inference,1,15,27\n") ==
+        "mem.csv:2:1: gpu_hz: missing required column");
+}
+
+TEST_CASE("unknown and repeated columns are errors at their column") {
+  CHECK(error_of("cores,cpu_khz,gpu_mhz,emc_hz,phase,batch_size,time_ms,power_w\n") ==
+        "mem.csv:1:15: gpu_mhz: unknown column (expected cores, cpu_khz, gpu_hz, emc_hz, phase, "
+        "batch_size, time_ms, power_w, optional workload and <RAIL>_w columns)");
+  CHECK(error_of("cores,cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w\n") ==
+        "mem.csv:1:7: cores: column appears twice in the header");
+}
+
+TEST_CASE("an unparsable number is named with line, column and column name") {
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,1,fast,27\n") ==
+        "mem.csv:2:46: time_ms: expected a number, found 'fast'");
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,1,15,27W\n") ==
+        "mem.csv:2:49: power_w: expected a number, found '27W'");
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,1,15,\n") ==
+        "mem.csv:2:49: power_w: missing value");
+  CHECK(error_of(kHeader + "12.5,2201600,1300500000,3199000000,inference,1,15,27\n") ==
+        "mem.csv:2:1: cores: expected a positive integer, found '12.5'");
+}
+
+TEST_CASE("non-finite numbers are rejected") {
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,1,nan,27\n") ==
+        "mem.csv:2:46: time_ms: expected a finite number, found 'nan'");
+  CHECK(error_of(kHeader + "12,2201600,inf,3199000000,inference,1,15,27\n") ==
+        "mem.csv:2:12: gpu_hz: expected a finite number, found 'inf'");
+}
+
+TEST_CASE("zero and negative numbers are rejected") {
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,1,0,27\n") ==
+        "mem.csv:2:46: time_ms: expected a positive number, found '0'");
+  CHECK(error_of(kHeader + "12,-2201600,1300500000,3199000000,inference,1,15,27\n") ==
+        "mem.csv:2:4: cpu_khz: expected a positive number, found '-2201600'");
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,0,15,27\n") ==
+        "mem.csv:2:44: batch_size: expected a positive integer, found '0'");
+  CHECK(error_of("cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w,VDD_IN_w\n"
+                 "12,2201600,1300500000,3199000000,inference,1,15,27,-1\n") ==
+        "mem.csv:2:52: VDD_IN_w: expected a non-negative number, found '-1'");
+}
+
+TEST_CASE("an unknown phase is an error at the phase column") {
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,train,1,15,27\n") ==
+        "mem.csv:2:34: phase: unknown phase 'train' (expected training, inference or idle)");
+}
+
+TEST_CASE("a row with the wrong number of fields is an error") {
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,1,15\n") ==
+        "mem.csv:2:1: expected 8 fields as in the header, found 7");
+}
+
+TEST_CASE("duplicate rows for the same key name the first occurrence") {
+  const std::string row = "12,2201600,1300500000,3199000000,inference,1,15,27\n";
+  CHECK(error_of(kHeader + row + "# again\n" + row) ==
+        "mem.csv:4:1: row: duplicate of the row on line 2 (same workload, mode, phase and batch_size)");
+  // Written in other units, the same frequency is still the same key.
+  CHECK(error_of(kHeader + row + "12,2.2016e6,1.3005e9,3199000000,inference,1,16,28\n") ==
+        "mem.csv:3:1: row: duplicate of the row on line 2 (same workload, mode, phase and batch_size)");
+  // A different workload or batch size is not a duplicate.
+  CHECK(parse("workload," + kHeader + "a," + row + "b," + row).rows.size() == 2);
+  CHECK(parse(kHeader + row + "12,2201600,1300500000,3199000000,inference,4,15,27\n").rows.size() == 2);
+}
+
+TEST_CASE("an unreadable file is an input error naming it") {
+  CHECK_THROWS_AS(read_profile_csv("/nonexistent/profile.csv"), InputError);
+}
+
+TEST_CASE("the shipped example profile holds exactly the published MAXN ResNet-50 rows") {
+  const ProfileTable t =
+      read_profile_csv(std::string(FULCRUM_DATA_DIR) + "/profiles/example-orin-agx-resnet50.csv");
+  REQUIRE(t.rows.size() == 5);
+
+  // Compare with the reference CSV (model,batch_size,time_ms,power_w) row for row.
+  std::ifstream ref(std::string(FULCRUM_REFERENCE_DIR) + "/orin-agx-inference-maxn.csv");
+  REQUIRE(ref.good());
+  std::string line;
+  std::size_t matched = 0;
+  while (std::getline(ref, line)) {
+    if (line.rfind("resnet50,", 0) != 0) continue;
+    std::istringstream cells(line);
+    std::string model, batch, time, power;
+    std::getline(cells, model, ',');
+    std::getline(cells, batch, ',');
+    std::getline(cells, time, ',');
+    std::getline(cells, power, ',');
+    const auto& r = t.rows.at(matched++);
+    CHECK(r.cores == 12);
+    CHECK(r.cpu_khz == 2201600.0);
+    CHECK(r.gpu_hz == 1300500000.0);
+    CHECK(r.emc_hz == 3199000000.0);
+    CHECK(r.phase == ProfilePhase::inference);
+    CHECK(r.batch_size == std::stoi(batch));
+    CHECK(r.time_ms == std::optional<double>(std::stod(time)));
+    CHECK(r.power_w == std::stod(power));
+  }
+  CHECK(matched == 5);
+}
