@@ -65,6 +65,7 @@ struct DeviceSpec {
   std::optional<double> module_peak_w;
   std::optional<double> idle_w;      // measured module idle power, where published
   std::vector<std::string> rails;    // rails whose sum is the module power, in report order
+  std::vector<std::string> sub_rails;  // measured rails already inside one of `rails` (not summed)
 
   std::vector<Preset> presets;
   std::string default_preset;
