@@ -147,11 +147,6 @@ class Parser {
     auto cell = [&](std::size_t r) -> const Cell& { return cells[required_index_[r]]; };
     ProfileRow row;
     row.where = SourceLocation{source_, line_no, 1};
-    if (workload_index_) {
-      const Cell& c = cells[*workload_index_];
-      if (c.text.empty()) fail(line_no, c.column, "workload", "missing value");
-      row.workload = c.text;
-    }
     const Cell& phase = cell(4);
     if (phase.text == "training") {
       row.phase = ProfilePhase::training;
@@ -164,6 +159,15 @@ class Parser {
            "unknown phase '" + phase.text + "' (expected training, inference or idle)");
     }
     const bool idle = row.phase == ProfilePhase::idle;
+    if (workload_index_) {
+      // Idle rows measure the device, so in a multi-workload file their workload may be empty.
+      const Cell& c = cells[*workload_index_];
+      if (!c.text.empty()) {
+        row.workload = c.text;
+      } else if (!idle) {
+        fail(line_no, c.column, "workload", "missing value");
+      }
+    }
     row.cores = positive_int(cell(0), line_no, "cores");
     row.cpu_khz = positive_number(cell(1), line_no, "cpu_khz");
     row.gpu_hz = positive_number(cell(2), line_no, "gpu_hz");

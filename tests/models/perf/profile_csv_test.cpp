@@ -83,6 +83,10 @@ TEST_CASE("idle rows have batch size zero and no time") {
   CHECK(t.rows[0].batch_size == 0);
   CHECK_FALSE(t.rows[0].time_ms.has_value());
   CHECK(t.rows[0].power_w == 9.5);
+  const ProfileTable multi = parse("workload," + kHeader + ",12,2201600,1300500000,3199000000,idle,0,,9.5\n");
+  CHECK_FALSE(multi.rows[0].workload.has_value());
+  CHECK(error_of("workload," + kHeader + ",12,2201600,1300500000,3199000000,inference,1,15,27\n") ==
+        "mem.csv:2:1: workload: missing value");
   CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,idle,4,,9.5\n") ==
         "mem.csv:2:39: batch_size: idle rows must have batch_size 0");
   CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,idle,0,3,9.5\n") ==

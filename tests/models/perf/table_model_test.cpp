@@ -299,13 +299,16 @@ TEST_CASE("an unknown workload is an input error naming the profiled ones") {
 TEST_CASE("a multi-workload profile registers each workload's own rows") {
   const ProfileTable t = parse("workload," + kHeader +
                                "resnet50,12,2201600,1300500000,3199000000,inference,1,15,27\n"
-                               "lstm,12,2201600,1300500000,3199000000,inference,1,1.2,29\n");
+                               "lstm,12,2201600,1300500000,3199000000,inference,1,1.2,29\n"
+                               ",12,2201600,1300500000,3199000000,idle,0,,11\n");
   TableModel all;
   all.add_profiles(t);
   CHECK(all.workloads() == std::vector<std::string>{"lstm", "resnet50"});
   const PowerMode maxn = mode(12, kCpu, 1300500000, kEmc);
   CHECK(predict(all, maxn, 1, "lstm").time_ms == Approx(1.2));
   CHECK(predict(all, maxn, 1, "resnet50").time_ms == Approx(15));
+  // The idle row is shared by both registrations, not a duplicate.
+  CHECK(all.idle_power(orin(), maxn).power_w == std::vector<double>{11, 0, 0});
 
   TableModel one;
   one.add_profile("lstm", t);
