@@ -36,7 +36,7 @@ OutputWriter::OutputWriter(std::filesystem::path out_dir, const Scenario& scenar
   if (ec) {
     throw InputError("cannot create output directory " + out_dir_.string() + ": " + ec.message());
   }
-  const OutputsSpec& o = scenario.outputs;
+  const OutputsSpec& o = scenario_.outputs;
   if (o.requests) files_.push_back(std::make_unique<RequestsCsv>(out_dir_ / "requests.csv"));
   if (o.minibatches) {
     files_.push_back(std::make_unique<MinibatchesCsv>(out_dir_ / "minibatches.csv"));

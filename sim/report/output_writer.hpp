@@ -40,7 +40,7 @@ class CompositeObserver : public RunObserver {
 
 class OutputWriter final : public RunObserver {
  public:
-  // `scenario` must outlive the writer. `rails` in DeviceSpec::rails order. Throws
+  // Keeps a copy of `scenario` (for summary.json). `rails` in DeviceSpec::rails order. Throws
   // fulcrum::InputError when out_dir cannot be created or written.
   OutputWriter(std::filesystem::path out_dir, const Scenario& scenario,
                std::vector<std::string> rails);
@@ -66,7 +66,7 @@ class OutputWriter final : public RunObserver {
 
  private:
   std::filesystem::path out_dir_;
-  const Scenario& scenario_;
+  Scenario scenario_;
   std::vector<std::unique_ptr<FileObserver>> files_;
   CompositeObserver fan_out_;
   std::optional<Time> end_;

@@ -1,0 +1,368 @@
+#include "sim/report/output_writer.hpp"
+
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+#include "models/error.hpp"
+#include "sim/report/atomic_file.hpp"
+#include "sim/report/minibatches_csv.hpp"
+#include "sim/report/power_csv.hpp"
+#include "sim/report/requests_csv.hpp"
+#include "sim/report/run_json.hpp"
+#include "sim/report/trace_json.hpp"
+#include "tests/sim/report/json_check.hpp"
+#include "tests/sim/report/report_fixtures.hpp"
+
+using namespace fulcrum::sim;
+using fulcrum::sim::testing::JsonValue;
+using fulcrum::sim::testing::lines_of;
+using fulcrum::sim::testing::parse_json;
+using fulcrum::sim::testing::read_file;
+using fulcrum::sim::testing::TempDir;
+
+namespace {
+
+constexpr Time kMs = kMillisecond;
+
+// A short managed run, as the runtime would report it: power changes, two inference batches of
+// two requests, one training minibatch, queue lengths.
+void replay_small_run(RunObserver& o) {
+  const std::vector<double> idle{5, 4, 3};
+  const std::vector<double> train{20, 6, 4};
+  const std::vector<double> infer{15, 5, 4};
+  o.on_power(0, idle);
+  o.on_queue_length(0, 0, 1);
+  o.on_power(10 * kMs, train);
+  o.on_queue_length(0, 10 * kMs, 2);
+  o.on_queue_length(0, 90 * kMs, 0);
+  ItemRecord t;
+  t.context = 0;
+  t.phase = fulcrum::models::Phase::training;
+  t.item_id = 0;
+  t.batch_size = 16;
+  t.start = 10 * kMs;
+  t.end = 90 * kMs;
+  t.standalone = 80 * kMs;
+  t.fetch_stall = 2'500'000;
+  t.rail_energy_j = {1.6, 0.48, 0.32};
+  o.on_item(t);
+  o.on_power(90 * kMs, infer);
+  ItemRecord b;
+  b.context = 1;
+  b.phase = fulcrum::models::Phase::inference;
+  b.item_id = 0;
+  b.batch_size = 2;
+  b.start = 90 * kMs;
+  b.end = 140 * kMs;
+  b.standalone = 50 * kMs;
+  b.rail_energy_j = {0.75, 0.25, 0.2};
+  o.on_item(b);
+  for (std::uint64_t id = 0; id < 2; ++id) {
+    o.on_request(RequestRecord{0, id, 0, static_cast<Time>(id) * 10 * kMs, 20 * kMs, 90 * kMs,
+                               140 * kMs});
+  }
+  o.on_power(140 * kMs, idle);
+  b.item_id = 1;
+  b.start = 140 * kMs;
+  b.end = 190 * kMs;
+  o.on_item(b);
+  for (std::uint64_t id = 2; id < 4; ++id) {
+    o.on_request(RequestRecord{0, id, 1, static_cast<Time>(id) * 10 * kMs, 40 * kMs, 140 * kMs,
+                               190 * kMs});
+  }
+  o.on_power(2 * kSecond, train);
+  o.on_end(3 * kSecond);
+}
+
+bool has_unit_suffix(const std::string& column) {
+  for (const char* unit : {"_s", "_ms", "_w", "_j"}) {
+    const std::string u(unit);
+    if (column.size() > u.size() && column.compare(column.size() - u.size(), u.size(), u) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> cells;
+  std::size_t begin = 0;
+  for (;;) {
+    const auto comma = line.find(',', begin);
+    cells.push_back(line.substr(begin, comma - begin));
+    if (comma == std::string::npos) return cells;
+    begin = comma + 1;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("CSV headers are exact and every measured column names its unit") {
+  CHECK(RequestsCsv::kHeader ==
+        "stream,request_id,batch_id,arrival_s,dispatch_s,start_s,completion_s,latency_ms\n");
+  CHECK(MinibatchesCsv::kHeader ==
+        "context,kind,item_id,batch_size,start_s,end_s,duration_ms,standalone_ms,"
+        "fetch_stall_ms,energy_j\n");
+  CHECK(PowerCsv::header(testing::orin_rails()) ==
+        "time_s,VDD_GPU_SOC_w,VDD_CPU_CV_w,VIN_SYS_5V0_w,module_w\n");
+
+  // Identifiers and counts are unitless; everything else carries a unit suffix.
+  const std::set<std::string> unitless{"stream", "request_id", "batch_id", "context",
+                                       "kind",   "item_id",    "batch_size"};
+  for (std::string header : {std::string(RequestsCsv::kHeader), std::string(MinibatchesCsv::kHeader),
+                             PowerCsv::header(testing::orin_rails())}) {
+    header.pop_back();
+    for (const auto& column : split(header)) {
+      INFO(column);
+      CHECK((unitless.count(column) == 1 || has_unit_suffix(column)));
+    }
+  }
+}
+
+TEST_CASE("the output writer streams the rows it is given") {
+  TempDir dir;
+  const Scenario scenario = testing::small_scenario();
+  {
+    OutputWriter writer(dir.path(), scenario, testing::orin_rails());
+    replay_small_run(writer);
+    writer.finish(testing::small_result());
+  }
+  const auto requests = lines_of(read_file(dir.path() / "requests.csv"));
+  REQUIRE(requests.size() == 5);
+  CHECK(requests[1] == "0,0,0,0,0.02,0.09,0.14,140");
+  CHECK(requests[2] == "0,1,0,0.01,0.02,0.09,0.14,130");
+  CHECK(requests[4] == "0,3,1,0.03,0.04,0.14,0.19,160");
+
+  const auto items = lines_of(read_file(dir.path() / "minibatches.csv"));
+  REQUIRE(items.size() == 4);
+  CHECK(items[1] == "0,training,0,16,0.01,0.09,80,80,2.5,2.4");
+  CHECK(items[2] == "1,inference,0,2,0.09,0.14,50,50,0,1.2");
+  CHECK(items[3] == "1,inference,1,2,0.14,0.19,50,50,0,1.2");
+}
+
+TEST_CASE("power samples take the piecewise-constant value at each sample time") {
+  TempDir dir;
+  {
+    // Period 50 ms over 200 ms: samples at 0, 50, 100, 150, 200 ms.
+    PowerCsv power(dir.path() / "power.csv", {"A", "B"}, 50 * kMs, 200 * kMs);
+    power.on_power(0, {1, 2});
+    power.on_power(30 * kMs, {3, 4});      // between samples: 50 ms sees it
+    power.on_power(100 * kMs, {5, 6});     // exactly at a sample: the new value wins
+    power.on_power(100 * kMs, {7, 8});     // ...and the last change at that time
+    power.on_power(120 * kMs, {9, 10});    // short-lived: no sample sees it
+    power.on_power(140 * kMs, {0.5, 0.25});
+    power.on_power(200 * kMs, {11, 12});   // a change at the end is sampled too
+    power.on_end(200 * kMs);
+    power.close(200 * kMs);
+    power.publish();
+  }
+  const auto rows = lines_of(read_file(dir.path() / "power.csv"));
+  REQUIRE(rows.size() == 6);
+  CHECK(rows[0] == "time_s,A_w,B_w,module_w");
+  CHECK(rows[1] == "0,1,2,3");
+  CHECK(rows[2] == "0.05,3,4,7");
+  CHECK(rows[3] == "0.1,7,8,15");
+  CHECK(rows[4] == "0.15,0.5,0.25,0.75");
+  CHECK(rows[5] == "0.2,11,12,23");
+}
+
+TEST_CASE("power sampling stops at the last sample time not after the end") {
+  TempDir dir;
+  {
+    PowerCsv power(dir.path() / "power.csv", {"A"}, 400 * kMs, 1000 * kMs);
+    power.on_power(0, {2});
+    power.on_end(1000 * kMs);
+    power.close(1000 * kMs);
+    power.publish();
+  }
+  const auto rows = lines_of(read_file(dir.path() / "power.csv"));
+  REQUIRE(rows.size() == 4);  // 0, 0.4, 0.8 s; 1.2 s is past the end
+  CHECK(rows[3] == "0.8,2,2");
+}
+
+TEST_CASE("trace.json is valid JSON with GPU context, power and stream tracks") {
+  TempDir dir;
+  {
+    OutputWriter writer(dir.path(), testing::small_scenario(), testing::orin_rails());
+    replay_small_run(writer);
+    writer.finish(testing::small_result());
+  }
+  const auto doc = parse_json(read_file(dir.path() / "trace.json"));
+  const JsonValue& events = doc.at("traceEvents");
+  REQUIRE(events.kind == JsonValue::Kind::array);
+
+  std::set<std::string> thread_names;
+  std::set<std::string> process_names;
+  std::set<std::string> counters;
+  int gpu_slices = 0;
+  int stream_slices = 0;
+  for (const JsonValue& e : events.items) {
+    const std::string ph = e.at("ph").text;
+    const std::string name = e.at("name").text;
+    const int pid = static_cast<int>(e.at("pid").number);
+    if (ph == "M" && name == "thread_name") thread_names.insert(e.path("args.name").text);
+    if (ph == "M" && name == "process_name") process_names.insert(e.path("args.name").text);
+    if (ph == "C") counters.insert(name);
+    if (ph == "X") {
+      CHECK(e.at("dur").number >= 0);
+      if (pid == TraceJson::kGpuPid) ++gpu_slices;
+      if (pid == TraceJson::kFirstStreamPid) ++stream_slices;
+    }
+  }
+  CHECK(process_names == std::set<std::string>{"GPU", "Power", "Stream resnet50-0"});
+  CHECK(thread_names.count("training") == 1);
+  CHECK(thread_names.count("inference resnet50-0") == 1);
+  CHECK(thread_names.count("batches") == 1);
+  CHECK(counters == std::set<std::string>{"VDD_GPU_SOC_w", "VDD_CPU_CV_w", "VIN_SYS_5V0_w",
+                                          "module_w", "queued_requests"});
+  CHECK(gpu_slices == 3);
+  CHECK(stream_slices == 2);
+
+  // The training minibatch: 10 ms -> 90 ms, in microseconds.
+  bool found_training = false;
+  for (const JsonValue& e : events.items) {
+    if (e.at("ph").text == "X" && e.has("cat") && e.at("cat").text == "training") {
+      found_training = true;
+      CHECK(e.at("ts").number == 10000);
+      CHECK(e.at("dur").number == 80000);
+      CHECK(e.path("args.fetch_stall_ms").number == 2.5);
+    }
+  }
+  CHECK(found_training);
+}
+
+TEST_CASE("overlapping batches of one stream go to separate lanes") {
+  TempDir dir;
+  {
+    TraceJson trace(dir.path() / "trace.json", {"A"}, {"s"}, false);
+    trace.on_request(RequestRecord{0, 0, 0, 0, 10 * kMs, 20 * kMs, 50 * kMs});
+    trace.on_request(RequestRecord{0, 1, 1, 5 * kMs, 15 * kMs, 50 * kMs, 80 * kMs});  // overlaps
+    trace.on_request(RequestRecord{0, 2, 2, 60 * kMs, 90 * kMs, 90 * kMs, 100 * kMs});
+    trace.on_end(100 * kMs);
+    trace.close(100 * kMs);
+    trace.publish();
+  }
+  const auto doc = parse_json(read_file(dir.path() / "trace.json"));
+  std::vector<int> lanes;
+  for (const JsonValue& e : doc.at("traceEvents").items) {
+    if (e.at("ph").text == "X") lanes.push_back(static_cast<int>(e.at("tid").number));
+  }
+  CHECK(lanes == std::vector<int>{0, 1, 0});
+}
+
+TEST_CASE("files appear only after finish") {
+  TempDir dir;
+  OutputWriter writer(dir.path(), testing::small_scenario(), testing::orin_rails());
+  replay_small_run(writer);
+  for (const auto& name : testing::files_in(dir.path())) {
+    INFO(name);
+    CHECK(name.size() > 8);
+    CHECK(name.substr(name.size() - 8) == ".partial");
+  }
+  writer.finish(testing::small_result());
+  CHECK(testing::files_in(dir.path()) ==
+        std::vector<std::string>{"minibatches.csv", "power.csv", "requests.csv", "summary.json",
+                                 "trace.json"});
+  CHECK(writer.outputs().size() == 5);
+}
+
+TEST_CASE("abort leaves no files behind") {
+  TempDir dir;
+  {
+    OutputWriter writer(dir.path(), testing::small_scenario(), testing::orin_rails());
+    replay_small_run(writer);
+    writer.abort();
+    CHECK(testing::files_in(dir.path()).empty());
+  }
+  {
+    // A run that throws never reaches finish(): the destructor cleans up.
+    OutputWriter writer(dir.path(), testing::small_scenario(), testing::orin_rails());
+    replay_small_run(writer);
+  }
+  CHECK(testing::files_in(dir.path()).empty());
+}
+
+TEST_CASE("finish after abort is an error, not silent success") {
+  TempDir dir;
+  OutputWriter writer(dir.path(), testing::small_scenario(), testing::orin_rails());
+  writer.abort();
+  CHECK_THROWS_AS(writer.finish(testing::small_result()), fulcrum::Error);
+  CHECK(testing::files_in(dir.path()).empty());
+}
+
+TEST_CASE("only the outputs the scenario enables are written") {
+  TempDir dir;
+  Scenario scenario = testing::small_scenario();
+  scenario.outputs.requests = false;
+  scenario.outputs.trace = false;
+  OutputWriter writer(dir.path(), scenario, testing::orin_rails());
+  replay_small_run(writer);
+  writer.finish(testing::small_result());
+  CHECK(testing::files_in(dir.path()) ==
+        std::vector<std::string>{"minibatches.csv", "power.csv", "summary.json"});
+}
+
+TEST_CASE("identical inputs give byte-identical files") {
+  TempDir a;
+  TempDir b;
+  for (const TempDir* dir : {&a, &b}) {
+    OutputWriter writer(dir->path(), testing::small_scenario(), testing::orin_rails());
+    replay_small_run(writer);
+    writer.finish(testing::small_result());
+  }
+  for (const char* name :
+       {"requests.csv", "minibatches.csv", "power.csv", "trace.json", "summary.json"}) {
+    INFO(name);
+    CHECK(read_file(a.path() / name) == read_file(b.path() / name));
+  }
+}
+
+TEST_CASE("large outputs stream to disk in chunks") {
+  TempDir dir;
+  const std::uint64_t n = 60'000;
+  {
+    RequestsCsv csv(dir.path() / "requests.csv");
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const Time arrival = static_cast<Time>(i) * 10 * kMs;
+      csv.on_request(RequestRecord{0, i, i / 16, arrival, arrival, arrival, arrival + 5 * kMs});
+    }
+    // Rows already on disk, only the last partial chunk still buffered.
+    CHECK(std::filesystem::file_size(dir.path() / "requests.csv.partial") > 0);
+    csv.close(0);
+    csv.publish();
+  }
+  const auto rows = lines_of(read_file(dir.path() / "requests.csv"));
+  REQUIRE(rows.size() == n + 1);
+  CHECK(rows.back() == "0,59999,3749,599.99,599.99,599.99,599.995,5");
+}
+
+TEST_CASE("an output directory that cannot be created is an input error") {
+  TempDir dir;
+  const auto blocker = dir.path() / "file";
+  { AtomicFile f(blocker); f.publish(); }
+  CHECK_THROWS_AS(OutputWriter(blocker / "out", testing::small_scenario(), testing::orin_rails()),
+                  fulcrum::InputError);
+}
+
+TEST_CASE("run.json records the non-deterministic facts") {
+  TempDir dir;
+  RunInfo info;
+  info.wall_s = 0.5;
+  info.events_processed = 1000;
+  info.fulcrum_version = "0.1.0";
+  info.command_line = {"fulcrum", "run", "scenarios/quickstart.yaml"};
+  info.host = "bench-host";
+  write_run_json(dir.path(), info);
+  const auto doc = parse_json(read_file(dir.path() / "run.json"));
+  CHECK(doc.at("events_per_s").number == 2000);
+  CHECK(doc.at("host").text == "bench-host");
+  CHECK(doc.at("fulcrum_version").text == "0.1.0");
+  CHECK(doc.at("command_line").items.size() == 3);
+  CHECK(doc.at("wall_s").number == 0.5);
+  info.host.clear();
+  info.wall_s = 0;
+  const auto doc2 = parse_json(run_json(info));
+  CHECK_FALSE(doc2.at("host").text.empty());
+  CHECK(doc2.at("events_per_s").kind == JsonValue::Kind::null);
+}

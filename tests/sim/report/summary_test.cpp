@@ -1,0 +1,119 @@
+#include "sim/report/summary.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "tests/sim/report/json_check.hpp"
+#include "tests/sim/report/report_fixtures.hpp"
+
+using namespace fulcrum::sim;
+using fulcrum::sim::testing::JsonValue;
+using fulcrum::sim::testing::parse_json;
+
+TEST_CASE("the summary holds every required field with the result's values") {
+  const RunResult result = testing::small_result();
+  const auto doc = parse_json(summary_json(result, testing::small_scenario()));
+
+  CHECK(doc.at("scenario").text == "report-test");
+  CHECK(doc.at("seed").number == 7);
+  CHECK(doc.at("duration_s").number == 3);
+  CHECK(doc.at("device").text == "orin-agx-64gb");
+  CHECK(doc.at("gpu_sharing").text == "managed");
+
+  CHECK(doc.path("power_mode.cores").number == 12);
+  CHECK(doc.path("power_mode.cpu_mhz").text == "2201.6");
+  CHECK(doc.path("power_mode.gpu_mhz").text == "1300.5");
+  CHECK(doc.path("power_mode.emc_mhz").text == "3199");
+  CHECK(doc.path("power_mode.gpu_tpcs").number == 8);
+  CHECK(doc.path("power_mode.label").text == result.mode.label());
+
+  CHECK(doc.path("training.minibatches_per_s").number == 10);
+  CHECK(doc.path("training.samples_per_s").number == 160);
+  CHECK(doc.path("training.fetch_stall_s").number == 0.25);
+
+  const JsonValue& inference = doc.at("inference");
+  REQUIRE(inference.items.size() == 1);
+  const JsonValue& s = inference.items[0];
+  CHECK(s.at("name").text == "resnet50-0");
+  CHECK(s.path("latency_ms.p50").number == 20.25);
+  CHECK(s.path("latency_ms.p95").number == 40.5);
+  CHECK(s.path("latency_ms.p99").number == 55.125);
+  CHECK(s.path("latency_ms.max").number == 61);
+  CHECK(s.path("latency_ms.mean").number == 21.5);
+  CHECK(s.at("stable").boolean);
+  CHECK_FALSE(s.has("unstable_reason"));
+  CHECK(s.at("arrived").number == 300);
+  CHECK(s.at("completed").number == 298);
+  CHECK(s.at("queued").number == 2);
+  CHECK(s.at("dropped").number == 0);
+  CHECK(s.at("throughput_per_s").number == Approx(298.0 / 3));
+
+  CHECK(doc.path("power.avg_w").number == 24);
+  CHECK(doc.path("power.max_window_w").number == 26.5);
+  CHECK(doc.path("power.rails.VDD_GPU_SOC.avg_w").number == 15);
+  CHECK(doc.path("power.rails.VDD_GPU_SOC.energy_j").number == 45);
+  CHECK(doc.path("power.rails.VIN_SYS_5V0.energy_j").number == 12);
+  CHECK(doc.at("energy_j").number == 72);
+  CHECK(doc.path("gpu.utilization").number == 0.9666);
+  CHECK(doc.path("budgets.latency_met").boolean);
+  CHECK(doc.path("budgets.power_met").boolean);
+  CHECK(doc.path("budgets.latency_ms").number == 250);
+  CHECK(doc.path("budgets.power_w").number == 30);
+}
+
+TEST_CASE("the summary keeps a fixed top-level key order") {
+  const auto doc =
+      parse_json(summary_json(testing::small_result(), testing::small_scenario()));
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : doc.members) keys.push_back(k);
+  CHECK(keys == std::vector<std::string>{"scenario", "seed", "duration_s", "device", "power_mode",
+                                         "gpu_sharing", "training", "inference", "power",
+                                         "energy_j", "gpu", "budgets"});
+}
+
+TEST_CASE("an unstable stream carries its reason") {
+  RunResult result = testing::small_result();
+  result.inference[0].stable = false;
+  result.inference[0].unstable_reason = "backlog grew from 12 to 5,000 requests";
+  const auto doc = parse_json(summary_json(result, testing::small_scenario()));
+  const JsonValue& s = doc.at("inference").items[0];
+  CHECK_FALSE(s.at("stable").boolean);
+  CHECK(s.at("unstable_reason").text == "backlog grew from 12 to 5,000 requests");
+}
+
+TEST_CASE("budgets without a limit report null rather than a verdict") {
+  RunResult result = testing::small_result();
+  result.budgets = BudgetResult{};
+  Scenario scenario = testing::small_scenario();
+  scenario.budgets.latency_ms.reset();
+  scenario.budgets.power_w.reset();
+  const auto doc = parse_json(summary_json(result, scenario));
+  CHECK(doc.path("budgets.latency_met").kind == JsonValue::Kind::null);
+  CHECK(doc.path("budgets.power_met").kind == JsonValue::Kind::null);
+  CHECK(doc.path("budgets.latency_ms").kind == JsonValue::Kind::null);
+  CHECK(doc.path("budgets.power_w").kind == JsonValue::Kind::null);
+}
+
+TEST_CASE("a run without training reports training as null") {
+  RunResult result = testing::small_result();
+  result.training.reset();
+  const auto doc = parse_json(summary_json(result, testing::small_scenario()));
+  CHECK(doc.at("training").kind == JsonValue::Kind::null);
+}
+
+TEST_CASE("the summary is byte-identical for identical results") {
+  CHECK(summary_json(testing::small_result(), testing::small_scenario()) ==
+        summary_json(testing::small_result(), testing::small_scenario()));
+}
+
+TEST_CASE("the text summary shows every headline number with its unit") {
+  const std::string text = format_summary_text(testing::small_result());
+  CHECK(text.find("report-test") != std::string::npos);
+  CHECK(text.find("160 samples/s") != std::string::npos);
+  CHECK(text.find("p99 55.12 ms") != std::string::npos);
+  CHECK(text.find("avg 24 W") != std::string::npos);
+  CHECK(text.find("energy 72 J") != std::string::npos);
+  CHECK(text.find("utilization 96.66 %") != std::string::npos);
+  CHECK(text.find("stable") != std::string::npos);
+  CHECK(text.find("latency: met") != std::string::npos);
+}
