@@ -114,16 +114,26 @@ void EventQueue::sift_up(std::size_t hole, Entry entry) {
   heap_[hole] = entry;
 }
 
+std::size_t EventQueue::earliest_child(std::size_t node) const {
+  const std::size_t first = node * kArity + 1;
+  const std::size_t n = heap_.size();
+  if (first + kArity <= n) {
+    // All four children exist (the common case): a branch-free tournament.
+    const std::size_t a = earlier(heap_[first + 1], heap_[first]) ? first + 1 : first;
+    const std::size_t b = earlier(heap_[first + 3], heap_[first + 2]) ? first + 3 : first + 2;
+    return earlier(heap_[b], heap_[a]) ? b : a;
+  }
+  std::size_t best = first;
+  for (std::size_t c = first + 1; c < n; ++c) {
+    if (earlier(heap_[c], heap_[best])) best = c;
+  }
+  return best;
+}
+
 void EventQueue::sift_down(std::size_t hole, Entry entry) {
   const std::size_t n = heap_.size();
-  for (;;) {
-    const std::size_t first = hole * kArity + 1;
-    if (first >= n) break;
-    std::size_t best = first;
-    const std::size_t last = first + kArity < n ? first + kArity : n;
-    for (std::size_t c = first + 1; c < last; ++c) {
-      if (earlier(heap_[c], heap_[best])) best = c;
-    }
+  while (hole * kArity + 1 < n) {
+    const std::size_t best = earliest_child(hole);
     if (!earlier(heap_[best], entry)) break;
     heap_[hole] = heap_[best];
     hole = best;
@@ -134,7 +144,18 @@ void EventQueue::sift_down(std::size_t hole, Entry entry) {
 void EventQueue::remove_top() {
   const Entry last = heap_.back();
   heap_.pop_back();
-  if (!heap_.empty()) sift_down(0, last);
+  const std::size_t n = heap_.size();
+  if (n == 0) return;
+  // Bottom-up deletion: walk the hole down along earliest children to a leaf without comparing
+  // against `last`, then sift `last` up from there. `last` came from the bottom and is usually
+  // late, so the climb is short and each level costs only the child tournament.
+  std::size_t hole = 0;
+  while (hole * kArity + 1 < n) {
+    const std::size_t best = earliest_child(hole);
+    heap_[hole] = heap_[best];
+    hole = best;
+  }
+  sift_up(hole, last);
 }
 
 void EventQueue::drop_cancelled_top() {

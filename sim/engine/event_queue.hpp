@@ -79,14 +79,19 @@ class EventQueue {
     SlotState state = SlotState::kFree;
   };
 
+  // Written without short-circuits so the compiler can use conditional moves: which child of a
+  // heap node is earliest is close to a coin flip, and mispredicted branches dominated pops.
   static bool earlier(const Entry& a, const Entry& b) {
-    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+    return static_cast<bool>(static_cast<int>(a.time < b.time) |
+                             (static_cast<int>(a.time == b.time) & static_cast<int>(a.seq < b.seq)));
   }
 
   std::uint32_t allocate_slot();
   void release_slot(std::uint32_t slot);
   void sift_up(std::size_t hole, Entry entry);
   void sift_down(std::size_t hole, Entry entry);
+  // Index of the earliest child of `node`. Precondition: node has at least one child.
+  std::size_t earliest_child(std::size_t node) const;
   void remove_top();
   // Keeps the invariant that the top of the heap, if any, is a live event.
   void drop_cancelled_top();

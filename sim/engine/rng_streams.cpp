@@ -35,8 +35,9 @@ Rng::Rng(std::uint64_t seed) {
 
 double Rng::exponential(double rate) {
   assert(rate > 0 && "exponential() needs a positive rate");
-  // 1 - u lies in (0, 1], so the logarithm is finite.
-  return -std::log1p(-uniform()) / rate;
+  // u is a multiple of 2^-53 in [0, 1), so 1 - u is exact and in (0, 1]: the logarithm is finite,
+  // and std::log is several times cheaper than std::log1p here with no loss of accuracy.
+  return -std::log(1.0 - uniform()) / rate;
 }
 
 std::uint64_t Rng::uniform_below(std::uint64_t bound) {
