@@ -1,0 +1,136 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "models/error.hpp"
+#include "models/workload/workload_catalog.hpp"
+
+using namespace fulcrum;
+using namespace fulcrum::models;
+
+namespace {
+
+struct Published {
+  const char* name;
+  std::optional<double> params;
+  double forward_flops;      // 2 x MACs of one forward pass of one sample
+  double tolerance;          // relative
+};
+
+// Figures from reference/workloads.yaml (torchvision's model tables for the classifiers,
+// Ultralytics for yolov8n, the BERT paper for bert-*). bert-large and yolov8n are approximate
+// there, hence the wider tolerance.
+const Published kPublished[] = {
+    {"lenet5", 61706, 2 * 4.2e5, 0.05},
+    {"resnet18", 11689512, 2 * 1.81e9, 0.05},
+    {"resnet50", 25557032, 2 * 4.09e9, 0.05},
+    {"mobilenetv3-large", 5483032, 2 * 2.2e8, 0.05},
+    {"vgg11", 132863336, 2 * 7.61e9, 0.05},
+    {"vgg16", 138357544, 2 * 15.47e9, 0.05},
+    {"bert-base", 110000000, 22.3e9, 0.05},
+    {"yolov8n", 3157200, 8.7e9, 0.10},
+    {"bert-large", 340000000, 79e9, 0.10},
+};
+
+double relative_error(double got, double want) { return std::abs(got - want) / want; }
+
+}  // namespace
+
+TEST_CASE("the catalog holds every model of the reference sheet", "[workload]") {
+  const auto names = workload_catalog().names();
+  for (const char* n : {"lenet5", "resnet18", "resnet50", "mobilenetv3-large", "vgg11", "vgg16",
+                        "yolov8n", "bert-base", "bert-large", "lstm"}) {
+    INFO(n);
+    CHECK(std::find(names.begin(), names.end(), n) != names.end());
+    CHECK(workload_catalog().find(n) != nullptr);
+    CHECK(workload_catalog().get(n).name() == n);
+  }
+  CHECK(std::is_sorted(names.begin(), names.end()));
+}
+
+TEST_CASE("parameter counts match the published figures", "[workload]") {
+  for (const auto& p : kPublished) {
+    INFO(p.name);
+    const double params = workload_catalog().get(p.name).parameters();
+    // Exact architectures must land within 1%; approximate reference figures within 10%.
+    const double tolerance = p.tolerance > 0.05 ? 0.10 : 0.01;
+    CHECK(relative_error(params, *p.params) <= tolerance);
+  }
+}
+
+TEST_CASE("forward FLOPs match the published figures", "[workload]") {
+  for (const auto& p : kPublished) {
+    INFO(p.name);
+    const auto& w = workload_catalog().get(p.name);
+    CHECK(relative_error(w.forward_flops_per_sample(), p.forward_flops) <= p.tolerance);
+    CHECK(w.forward_flops_per_sample() ==
+          Approx(2 * workload_catalog().macs_per_sample(p.name)));
+  }
+}
+
+TEST_CASE("the torchvision and Ultralytics parameter counts are reproduced exactly",
+          "[workload]") {
+  CHECK(workload_catalog().get("resnet50").parameters() == 25557032);
+  CHECK(workload_catalog().get("mobilenetv3-large").parameters() == 5483032);
+  CHECK(workload_catalog().get("vgg16").parameters() == 138357544);
+  CHECK(workload_catalog().get("yolov8n").parameters() == 3157200);
+  CHECK(workload_catalog().get("lenet5").parameters() == 61706);
+}
+
+TEST_CASE("the lstm follows the reference sheet's per-layer formulas", "[workload]") {
+  // reference/workloads.yaml: per layer 4h(x+h)+8h parameters and about 8h(x+h) FLOPs per token.
+  const double h = 650, x = 650, vocab = 10000, tokens = 35;
+  const double lstm_layer_params = 4 * h * (x + h) + 8 * h;
+  const double expected_params = vocab * h + 2 * lstm_layer_params + (h * vocab + vocab);
+  CHECK(workload_catalog().get("lstm").parameters() == Approx(expected_params));
+  const double expected_flops = tokens * (2 * 8 * h * (x + h) + 2 * h * vocab);
+  CHECK(workload_catalog().get("lstm").forward_flops_per_sample() ==
+        Approx(expected_flops).epsilon(0.01));
+}
+
+TEST_CASE("a training step costs about three forward passes", "[workload]") {
+  for (const auto& name : workload_catalog().names()) {
+    INFO(name);
+    const auto& w = workload_catalog().get(name);
+    for (int batch : {1, 16}) {
+      const double ratio =
+          w.cost(Phase::training, batch).flops / w.cost(Phase::inference, batch).flops;
+      CHECK(ratio >= 2.5);
+      CHECK(ratio <= 3.5);
+      CHECK(w.cost(Phase::training, batch).bytes > w.cost(Phase::inference, batch).bytes);
+      CHECK(w.cost(Phase::training, batch).kernels > 2 * w.cost(Phase::inference, batch).kernels);
+    }
+  }
+}
+
+TEST_CASE("every workload has a positive input size and a task", "[workload]") {
+  for (const auto& name : workload_catalog().names()) {
+    INFO(name);
+    const auto& w = workload_catalog().get(name);
+    CHECK(w.input_bytes_per_sample() > 0);
+    CHECK_FALSE(w.task().empty());
+    CHECK_FALSE(workload_catalog().note(name).empty());
+  }
+  CHECK(workload_catalog().get("resnet50").input_bytes_per_sample() == 4.0 * 3 * 224 * 224);
+}
+
+TEST_CASE("an unknown workload is an input error naming the known ones", "[workload]") {
+  CHECK(workload_catalog().find("resnet51") == nullptr);
+  try {
+    workload_catalog().get("resnet51");
+    FAIL("no exception");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("unknown workload 'resnet51'") != std::string::npos);
+    CHECK(what.find("resnet50") != std::string::npos);
+    CHECK(what.find("mobilenetv3-large") != std::string::npos);
+  }
+  CHECK_THROWS_AS(workload_catalog().macs_per_sample("nope"), InputError);
+}
+
+TEST_CASE("the catalog is built once and shared", "[workload]") {
+  CHECK(&workload_catalog() == &workload_catalog());
+  CHECK(&workload_catalog().get("resnet50") == &workload_catalog().get("resnet50"));
+}
