@@ -16,7 +16,7 @@ namespace {
 // differ in the last bits; compare with a relative tolerance far below any table step.
 double tolerance(double value) { return 1e-9 * std::max(std::abs(value), 1.0); }
 
-bool ascending(const std::vector<double>& table) {
+[[maybe_unused]] bool ascending(const std::vector<double>& table) {
   return std::adjacent_find(table.begin(), table.end(), std::greater_equal<>()) == table.end();
 }
 
