@@ -12,17 +12,20 @@ namespace fulcrum::models {
 
 const char* to_string(ProfilePhase p) {
   switch (p) {
-    case ProfilePhase::inference: return "inference";
-    case ProfilePhase::training: return "training";
-    case ProfilePhase::idle: return "idle";
+    case ProfilePhase::inference:
+      return "inference";
+    case ProfilePhase::training:
+      return "training";
+    case ProfilePhase::idle:
+      return "idle";
   }
   return "idle";
 }
 
 namespace {
 
-constexpr std::array<const char*, 8> kRequired = {"cores",      "cpu_khz", "gpu_hz",  "emc_hz",
-                                                  "phase",      "batch_size", "time_ms", "power_w"};
+constexpr std::array<const char*, 8> kRequired = {"cores", "cpu_khz",    "gpu_hz",  "emc_hz",
+                                                  "phase", "batch_size", "time_ms", "power_w"};
 constexpr const char* kRailSuffix = "_w";
 
 // One comma-separated cell, trimmed, with the 1-based column where its text starts.
@@ -88,7 +91,8 @@ class Parser {
       table.rows.push_back(std::move(row));
     }
     if (!have_header) fail(1, 1, "", "empty profile: no header line");
-    if (table.rows.empty()) fail(line_no + 1, 1, "", "empty profile: no data rows after the header");
+    if (table.rows.empty())
+      fail(line_no + 1, 1, "", "empty profile: no data rows after the header");
     return table;
   }
 
@@ -101,7 +105,8 @@ class Parser {
     return true;
   }
 
-  [[noreturn]] void fail(int line, int column, const std::string& key, const std::string& problem) const {
+  [[noreturn]] void fail(int line, int column, const std::string& key,
+                         const std::string& problem) const {
     throw InputError(SourceLocation{source_, line, column}, key, problem);
   }
 
@@ -111,7 +116,8 @@ class Parser {
       const std::string& name = cells[i].text;
       if (name.empty()) fail(line_no, cells[i].column, "", "empty column name in the header");
       for (std::size_t j = 0; j < i; ++j) {
-        if (cells[j].text == name) fail(line_no, cells[i].column, name, "column appears twice in the header");
+        if (cells[j].text == name)
+          fail(line_no, cells[i].column, name, "column appears twice in the header");
       }
       bool known = name == "workload" || is_rail_column(name);
       for (const char* r : kRequired) known = known || name == r;
@@ -206,19 +212,22 @@ class Parser {
     if (ec != std::errc() || ptr != last) {
       fail(line_no, c.column, key, "expected a number, found '" + c.text + "'");
     }
-    if (!std::isfinite(v)) fail(line_no, c.column, key, "expected a finite number, found '" + c.text + "'");
+    if (!std::isfinite(v))
+      fail(line_no, c.column, key, "expected a finite number, found '" + c.text + "'");
     return v;
   }
 
   double positive_number(const Cell& c, int line_no, const std::string& key) const {
     double v = number(c, line_no, key);
-    if (!(v > 0)) fail(line_no, c.column, key, "expected a positive number, found '" + c.text + "'");
+    if (!(v > 0))
+      fail(line_no, c.column, key, "expected a positive number, found '" + c.text + "'");
     return v;
   }
 
   double non_negative_number(const Cell& c, int line_no, const std::string& key) const {
     double v = number(c, line_no, key);
-    if (v < 0) fail(line_no, c.column, key, "expected a non-negative number, found '" + c.text + "'");
+    if (v < 0)
+      fail(line_no, c.column, key, "expected a non-negative number, found '" + c.text + "'");
     return v;
   }
 

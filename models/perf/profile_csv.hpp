@@ -30,12 +30,12 @@ struct ProfileRow {
   double gpu_hz = 0;
   double emc_hz = 0;
   ProfilePhase phase = ProfilePhase::inference;
-  int batch_size = 0;                   // 0 exactly for idle rows
-  std::optional<double> time_ms;        // absent only for idle rows
-  double power_w = 0;                   // module power while the phase runs
+  int batch_size = 0;             // 0 exactly for idle rows
+  std::optional<double> time_ms;  // absent only for idle rows
+  double power_w = 0;             // module power while the phase runs
   // One entry per ProfileTable::rail_names; an empty cell is an unknown rail.
   std::vector<std::optional<double>> rail_power_w;
-  SourceLocation where;                 // file and line of the row, column 1
+  SourceLocation where;  // file and line of the row, column 1
 };
 
 struct ProfileTable {

@@ -22,10 +22,14 @@ bool same_value(double a, double b) {
 Provenance worse(Provenance a, Provenance b) {
   auto rank = [](Provenance p) {
     switch (p) {
-      case Provenance::measured: return 0;
-      case Provenance::interpolated: return 1;
-      case Provenance::extrapolated: return 2;
-      case Provenance::modelled: return 3;
+      case Provenance::measured:
+        return 0;
+      case Provenance::interpolated:
+        return 1;
+      case Provenance::extrapolated:
+        return 2;
+      case Provenance::modelled:
+        return 3;
     }
     return 3;
   };
@@ -131,11 +135,12 @@ void TableModel::add_rows(const std::string& workload_name, const ProfileTable& 
     }
   }
   if (taken == 0) {
-    throw InputError(SourceLocation{table.source, 0, 0}, "workload",
-                     "no training or inference rows for workload '" + workload_name + "'" +
-                         (others.empty() ? std::string()
-                                         : " (the profile holds: " +
-                                               join({others.begin(), others.end()}) + ")"));
+    throw InputError(
+        SourceLocation{table.source, 0, 0}, "workload",
+        "no training or inference rows for workload '" + workload_name + "'" +
+            (others.empty()
+                 ? std::string()
+                 : " (the profile holds: " + join({others.begin(), others.end()}) + ")"));
   }
 }
 
@@ -166,8 +171,9 @@ std::vector<double> TableModel::rails_of(const Point& p, const DeviceSpec& devic
   for (const auto& [name, watts] : p.rails_w) {
     auto it = std::find(rails.begin(), rails.end(), name);
     if (it == rails.end()) {
-      throw InputError(p.where, name + "_w",
-                       "not a rail of device '" + device.name + "' (its rails: " + join(rails) + ")");
+      throw InputError(
+          p.where, name + "_w",
+          "not a rail of device '" + device.name + "' (its rails: " + join(rails) + ")");
     }
     const auto i = static_cast<std::size_t>(it - rails.begin());
     out[i] = watts;
@@ -238,10 +244,10 @@ TableModel::Estimate TableModel::estimate(const AxisNode& node, int axis,
   if (batch) {
     // Per-sample time neither rises with batch size nor falls below the edge's throughput.
     const double proportional = e.time_ms * ratio;
-    time_ms = next ? clamp_between(e.time_ms + (next->time_ms - e.time_ms) * (x - edge) /
-                                                   (next_x - edge),
-                                   e.time_ms, proportional)
-                   : proportional;
+    time_ms =
+        next ? clamp_between(e.time_ms + (next->time_ms - e.time_ms) * (x - edge) / (next_x - edge),
+                             e.time_ms, proportional)
+             : proportional;
   } else if (next) {
     const double line =
         e.time_ms + (next->time_ms - e.time_ms) * (1 / x - 1 / edge) / (1 / next_x - 1 / edge);
@@ -264,7 +270,8 @@ namespace {
 
 void check_device_and_mode(const DeviceSpec& device, const PowerMode& mode) {
   if (device.rails.empty()) {
-    throw InputError("device '" + device.name + "' lists no power rails; the table model needs them");
+    throw InputError("device '" + device.name +
+                     "' lists no power rails; the table model needs them");
   }
   if (mode.cores <= 0 || !(mode.cpu_khz > 0) || !(mode.gpu_hz > 0) || !(mode.emc_hz > 0)) {
     throw InputError("power mode (cores " + std::to_string(mode.cores) + ", cpu_khz " +

@@ -9,7 +9,8 @@
 // Rules (the "table model" section of docs/MODEL.md has the reasoning):
 // - Axes, outermost first: batch_size, cores, cpu_khz, gpu_hz, emc_hz. Along each axis the query is
 //   matched exactly, bracketed by the two nearest profiled values, or beyond them.
-// - Between two profiled modes, time is linear in 1/x (x = cores or a frequency; time ~ a + b/f) and
+// - Between two profiled modes, time is linear in 1/x (x = cores or a frequency; time ~ a + b/f)
+// and
 //   power is linear in x. Between two batch sizes both are linear in the batch size. On a full grid
 //   this is multilinear interpolation; on a scattered profile it is nested along the axis order.
 // - Beyond the profiled modes: the same lines through the two nearest values, bounded so that time
@@ -18,7 +19,8 @@
 // - Beyond the profiled batch sizes: time on the line through the two nearest (bounded between
 //   "constant" and "proportional to batch"; proportional when only one was profiled); power clamps.
 // - Rails: rail columns give rail powers; what power_w leaves unexplained goes to the first unknown
-//   rail named like *GPU*, else the first unknown rail (the GPU rail carries what a minibatch adds).
+//   rail named like *GPU*, else the first unknown rail (the GPU rail carries what a minibatch
+//   adds).
 // - idle_power: `idle` rows when any profile has them; otherwise the lowest busy power at the
 //   nearest profiled mode times Options::idle_share_of_busy.
 #pragma once
@@ -69,9 +71,9 @@ class TableModel : public PerfModel {
 
   struct Point {
     double axis[kAxes] = {};
-    double time_ms = 0;                                     // 0 for idle points
+    double time_ms = 0;  // 0 for idle points
     double power_w = 0;
-    std::vector<std::pair<std::string, double>> rails_w;    // the rail cells that were filled
+    std::vector<std::pair<std::string, double>> rails_w;  // the rail cells that were filled
     SourceLocation where;
   };
 

@@ -1,10 +1,9 @@
-#include <catch2/catch.hpp>
+#include "models/perf/profile_csv.hpp"
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include "models/perf/profile_csv.hpp"
 
 using fulcrum::InputError;
 using fulcrum::models::parse_profile_csv;
@@ -37,7 +36,8 @@ TEST_CASE("a profile with comments, rails and a workload column reads into typed
   const ProfileTable t = parse(
       "# measured on the bench device\n"
       "\n"
-      "workload, cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w,VDD_GPU_SOC_w,VDD_CPU_CV_w\r\n"
+      "workload, "
+      "cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w,VDD_GPU_SOC_w,VDD_CPU_CV_w\r\n"
       "resnet50,12,2201600,1300500000,3199000000,inference,16,51.561,53.54,30.5,\r\n"
       "# a comment between rows\n"
       "mobilenet,8,1728000,612000000,3199000000,training,32,80,25,12,4.5\n");
@@ -83,7 +83,8 @@ TEST_CASE("idle rows have batch size zero and no time") {
   CHECK(t.rows[0].batch_size == 0);
   CHECK_FALSE(t.rows[0].time_ms.has_value());
   CHECK(t.rows[0].power_w == 9.5);
-  const ProfileTable multi = parse("workload," + kHeader + ",12,2201600,1300500000,3199000000,idle,0,,9.5\n");
+  const ProfileTable multi =
+      parse("workload," + kHeader + ",12,2201600,1300500000,3199000000,idle,0,,9.5\n");
   CHECK_FALSE(multi.rows[0].workload.has_value());
   CHECK(error_of("workload," + kHeader + ",12,2201600,1300500000,3199000000,inference,1,15,27\n") ==
         "mem.csv:2:1: workload: missing value");
@@ -156,13 +157,16 @@ TEST_CASE("a row with the wrong number of fields is an error") {
 TEST_CASE("duplicate rows for the same key name the first occurrence") {
   const std::string row = "12,2201600,1300500000,3199000000,inference,1,15,27\n";
   CHECK(error_of(kHeader + row + "# again\n" + row) ==
-        "mem.csv:4:1: row: duplicate of the row on line 2 (same workload, mode, phase and batch_size)");
+        "mem.csv:4:1: row: duplicate of the row on line 2 (same workload, mode, phase and "
+        "batch_size)");
   // Written in other units, the same frequency is still the same key.
   CHECK(error_of(kHeader + row + "12,2.2016e6,1.3005e9,3199000000,inference,1,16,28\n") ==
-        "mem.csv:3:1: row: duplicate of the row on line 2 (same workload, mode, phase and batch_size)");
+        "mem.csv:3:1: row: duplicate of the row on line 2 (same workload, mode, phase and "
+        "batch_size)");
   // A different workload or batch size is not a duplicate.
   CHECK(parse("workload," + kHeader + "a," + row + "b," + row).rows.size() == 2);
-  CHECK(parse(kHeader + row + "12,2201600,1300500000,3199000000,inference,4,15,27\n").rows.size() == 2);
+  CHECK(parse(kHeader + row + "12,2201600,1300500000,3199000000,inference,4,15,27\n").rows.size() ==
+        2);
 }
 
 TEST_CASE("an unreadable file is an input error naming it") {

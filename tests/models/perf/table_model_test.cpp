@@ -1,11 +1,10 @@
-#include <catch2/catch.hpp>
+#include "models/perf/table_model.hpp"
 
+#include <catch2/catch.hpp>
 #include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "models/perf/table_model.hpp"
 
 using fulcrum::InputError;
 using namespace fulcrum::models;
@@ -190,8 +189,8 @@ TEST_CASE("on a full 4-D grid every axis interpolates at once") {
     for (double cpu : {1036800.0, 2201600.0}) {
       for (double gpu : {318750000.0, 1300500000.0}) {
         for (double emc : {665600000.0, 3199000000.0}) {
-          csv << c << "," << cpu << "," << gpu << "," << emc << ",training,16," << t(c, cpu, gpu, emc)
-              << "," << p(c, cpu, gpu, emc) << "\n";
+          csv << c << "," << cpu << "," << gpu << "," << emc << ",training,16,"
+              << t(c, cpu, gpu, emc) << "," << p(c, cpu, gpu, emc) << "\n";
         }
       }
     }
@@ -207,8 +206,9 @@ TEST_CASE("on a full 4-D grid every axis interpolates at once") {
 
 TEST_CASE("between profiled batch sizes time and power are linear in batch size") {
   TableModel m;
-  m.add_profile("resnet50", parse(kHeader + "12,2201600,1300500000,3199000000,inference,1,10,20\n"
-                                            "12,2201600,1300500000,3199000000,inference,16,40,35\n"));
+  m.add_profile("resnet50",
+                parse(kHeader + "12,2201600,1300500000,3199000000,inference,1,10,20\n"
+                                "12,2201600,1300500000,3199000000,inference,16,40,35\n"));
   const Prediction p = predict(m, mode(12, kCpu, 1300500000, kEmc), 4);
   CHECK(p.provenance == Provenance::interpolated);
   CHECK(p.time_ms == Approx(16));
@@ -241,7 +241,8 @@ TEST_CASE("beyond the profiled batch sizes time follows the nearest two and powe
 
 TEST_CASE("a single profiled batch size scales time in proportion to batch size") {
   TableModel m;
-  m.add_profile("resnet50", parse(kHeader + "12,2201600,1300500000,3199000000,inference,8,20,30\n"));
+  m.add_profile("resnet50",
+                parse(kHeader + "12,2201600,1300500000,3199000000,inference,8,20,30\n"));
   const Prediction p = predict(m, mode(12, kCpu, 1300500000, kEmc), 32);
   CHECK(p.provenance == Provenance::extrapolated);
   CHECK(p.time_ms == Approx(80));
@@ -276,8 +277,9 @@ TEST_CASE("without a GPU-named rail the module power goes to the first rail") {
 
 TEST_CASE("a rail column the device does not have is an input error at its row") {
   TableModel m;
-  m.add_profile("resnet50", parse("cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w,GPU_w\n"
-                                  "12,2201600,1300500000,3199000000,inference,1,10,30,18\n"));
+  m.add_profile("resnet50",
+                parse("cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w,GPU_w\n"
+                      "12,2201600,1300500000,3199000000,inference,1,10,30,18\n"));
   CHECK(error_of([&] { predict(m, mode(12, kCpu, 1300500000, kEmc), 1); }) ==
         "p.csv:2:1: GPU_w: not a rail of device 'orin-agx-64gb' (its rails: VDD_GPU_SOC, "
         "VDD_CPU_CV, VIN_SYS_5V0)");
@@ -322,8 +324,8 @@ TEST_CASE("a multi-workload profile registers each workload's own rows") {
 
 TEST_CASE("a row registered twice is rejected and leaves the model as it was") {
   TableModel m = gpu_sweep_model();
-  const ProfileTable again = parse(kHeader + gpu_sweep_row(114750000) + gpu_sweep_row(726750000),
-                                   "again.csv");
+  const ProfileTable again =
+      parse(kHeader + gpu_sweep_row(114750000) + gpu_sweep_row(726750000), "again.csv");
   CHECK(error_of([&] { m.add_profile("resnet50", again); }) ==
         "again.csv:3:1: row: duplicate of the row at p.csv:3 (same workload, mode, phase and "
         "batch_size)");
@@ -347,8 +349,8 @@ TEST_CASE("idle power comes from idle rows when a profile has them") {
 
 TEST_CASE("without idle rows idle power is a share of the lowest busy power at the nearest mode") {
   TableModel m(TableModel::Options{0.4});
-  m.add_profile("resnet50", parse(kHeader + gpu_sweep_row(318750000, 1) + gpu_sweep_row(318750000, 16) +
-                                  gpu_sweep_row(1300500000, 16)));
+  m.add_profile("resnet50", parse(kHeader + gpu_sweep_row(318750000, 1) +
+                                  gpu_sweep_row(318750000, 16) + gpu_sweep_row(1300500000, 16)));
   const DeviceSpec d = orin();
   const RailPower idle = m.idle_power(d, mode(12, kCpu, 420750000, kEmc));
   CHECK(idle.module_w() == Approx(0.4 * truth_power_w(318750000)));
