@@ -1,0 +1,492 @@
+#include "sim/config/scenario_loader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "models/device/power_mode_resolver.hpp"
+#include "models/workload/dataset_catalog.hpp"
+#include "models/workload/workload_catalog.hpp"
+#include "sim/config/overrides.hpp"
+#include "sim/config/trace_loader.hpp"
+#include "sim/config/yaml_support.hpp"
+
+namespace fulcrum::sim {
+
+namespace {
+
+constexpr int kSupportedVersion = 1;
+// Upper bounds that keep a run finite in time and memory; far beyond any real Jetson scenario.
+constexpr double kMaxDurationS = 1e7;
+constexpr double kMaxRatePerS = 1e6;
+constexpr int kMaxBatchSize = 1 << 16;
+
+std::string format_number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+// Reads one scenario document; remembers which key paths --set touched.
+class ScenarioReader {
+ public:
+  ScenarioReader(std::string base_dir, std::vector<std::string> touched)
+      : base_dir_(std::move(base_dir)), touched_(std::move(touched)) {}
+
+  LoadedScenario read(const YamlNode& root) {
+    LoadedScenario out;
+    Scenario& s = out.scenario;
+    if (root.is_null()) root.fail("empty scenario: expected a map with at least 'version: 1'");
+    root.allow_keys({"version", "name", "seed", "duration_s", "device", "gpu_sharing", "training",
+                     "inference", "budgets", "search", "outputs"});
+    const YamlNode version = root.required("version");
+    const long long v = version.as_int();
+    if (v != kSupportedVersion) {
+      version.fail("unsupported version " + std::to_string(v) + " (this Fulcrum reads version " +
+                   std::to_string(kSupportedVersion) + ")");
+    }
+    s.version = kSupportedVersion;
+    s.source_path = root.file();
+    s.name = default_name(root.file());
+    if (auto n = root.optional("name")) s.name = read_scenario_name(*n);
+    if (auto n = root.optional("seed")) {
+      const long long seed = n->as_int();
+      if (seed < 0) n->fail("must be an integer >= 0, got " + std::to_string(seed));
+      s.seed = static_cast<std::uint64_t>(seed);
+    }
+    if (auto n = root.optional("duration_s")) {
+      s.duration_s = n->as_positive_double();
+      if (s.duration_s > kMaxDurationS) n->fail("must be <= " + format_number(kMaxDurationS));
+    }
+    if (auto n = root.optional("device")) s.device = read_device(*n, out.sources);
+    if (auto n = root.optional("gpu_sharing")) s.gpu_sharing = read_gpu_sharing(*n);
+    if (auto n = root.optional("training"); n && !n->is_null()) {
+      s.training = read_training(*n, out.sources);
+    }
+    if (auto n = root.optional("inference"); n && !n->is_null()) {
+      s.inference = read_inference(*n, out.sources);
+    }
+    if (!s.training && s.inference.empty()) {
+      root.fail("nothing to run: give a 'training' job, an 'inference' stream, or both");
+    }
+    if (auto n = root.optional("budgets")) s.budgets = read_budgets(*n);
+    if (auto n = root.optional("search")) s.search = read_search(*n);
+    if (auto n = root.optional("outputs")) s.outputs = read_outputs(*n);
+    return out;
+  }
+
+ private:
+  SourceLocation where(const YamlNode& n) const {
+    return is_overridden(n.path(), touched_) ? override_location() : n.location();
+  }
+
+  static std::string default_name(const std::string& file) {
+    std::string stem = std::filesystem::path(file).stem().string();
+    std::string out;
+    for (char c : stem) out += is_name_char(c) ? c : '-';
+    if (out.empty() || out[0] == '.') out = "scenario" + out;
+    return out;
+  }
+
+  static bool is_name_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+  }
+
+  static std::string read_nonempty(const YamlNode& n) {
+    std::string s = n.as_string();
+    if (s.empty()) n.fail("must not be empty");
+    return s;
+  }
+
+  // The scenario name is also the default output folder, so it is kept to a safe file name.
+  static std::string read_scenario_name(const YamlNode& n) {
+    std::string s = read_nonempty(n);
+    const bool ok = std::all_of(s.begin(), s.end(), is_name_char) && s[0] != '.' && s.size() <= 128;
+    if (!ok) n.fail("'" + s + "' is not a valid name (letters, digits, '-', '_', '.'; not starting with '.')");
+    return s;
+  }
+
+  static int read_int_in(const YamlNode& n, long long lo, long long hi) {
+    const long long v = n.as_int();
+    if (v < lo || v > hi) {
+      n.fail("must be an integer in " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
+             std::to_string(v));
+    }
+    return static_cast<int>(v);
+  }
+
+  static int read_batch_size(const YamlNode& n) { return read_int_in(n, 1, kMaxBatchSize); }
+
+  static double read_rate(const YamlNode& n) {
+    const double r = n.as_positive_double();
+    if (r > kMaxRatePerS) n.fail("must be <= " + format_number(kMaxRatePerS) + " requests/s");
+    return r;
+  }
+
+  DeviceChoice read_device(const YamlNode& n, ScenarioSources& sources) const {
+    n.allow_keys({"model", "power_mode", "cores", "cpu_mhz", "gpu_mhz", "emc_mhz"});
+    DeviceChoice d;
+    if (auto m = n.optional("model")) {
+      d.model = read_nonempty(*m);
+      sources.record("device.model", where(*m));
+    } else {
+      sources.record("device.model", where(n));
+    }
+    const bool custom = n.has("cores") || n.has("cpu_mhz") || n.has("gpu_mhz") || n.has("emc_mhz");
+    if (auto p = n.optional("power_mode")) {
+      if (custom) {
+        p->fail("give either a preset power_mode or cores/cpu_mhz/gpu_mhz/emc_mhz, not both");
+      }
+      d.preset = read_nonempty(*p);
+      sources.record("device.power_mode", where(*p));
+    }
+    if (custom) {
+      models::ModeRequest r;
+      if (auto c = n.optional("cores")) {
+        r.cores = read_int_in(*c, 1, 1024);
+        sources.record("device.cores", where(*c));
+      }
+      auto mhz = [&](const char* key, double& field) {
+        if (auto f = n.optional(key)) {
+          field = f->as_positive_double();
+          sources.record(f->path(), where(*f));
+        }
+      };
+      mhz("cpu_mhz", r.cpu_mhz);
+      mhz("gpu_mhz", r.gpu_mhz);
+      mhz("emc_mhz", r.emc_mhz);
+      d.custom = r;
+      sources.record("device", where(n));
+    }
+    return d;
+  }
+
+  static GpuSharing read_gpu_sharing(const YamlNode& n) {
+    GpuSharing g;
+    if (n.is_scalar()) {
+      g.policy = read_policy(n);
+      return g;
+    }
+    n.allow_keys({"policy", "timeslice_us", "context_switch_us"});
+    g.policy = read_policy(n.required("policy"));
+    for (const char* key : {"timeslice_us", "context_switch_us"}) {
+      if (auto f = n.optional(key); f && g.policy != SharingPolicy::native) {
+        f->fail("applies only to policy: native");
+      }
+    }
+    if (auto f = n.optional("timeslice_us")) g.timeslice_us = f->as_positive_double();
+    if (auto f = n.optional("context_switch_us")) g.context_switch_us = f->as_nonnegative_double();
+    return g;
+  }
+
+  static SharingPolicy read_policy(const YamlNode& n) {
+    const std::string s = n.as_string();
+    for (SharingPolicy p : {SharingPolicy::managed, SharingPolicy::native, SharingPolicy::sequential}) {
+      if (s == to_string(p)) return p;
+    }
+    n.fail("unknown policy '" + s + "' (known: managed, native, sequential)");
+  }
+
+  TrainingSpec read_training(const YamlNode& n, ScenarioSources& sources) const {
+    n.allow_keys({"workload", "dataset", "batch_size", "epochs", "dataloader"});
+    TrainingSpec t;
+    const YamlNode w = n.required("workload");
+    t.workload = read_nonempty(w);
+    sources.record(w.path(), where(w));
+    const YamlNode d = n.required("dataset");
+    t.dataset = read_nonempty(d);
+    sources.record(d.path(), where(d));
+    if (auto b = n.optional("batch_size")) t.batch_size = read_batch_size(*b);
+    if (auto e = n.optional("epochs")) t.epochs = read_int_in(*e, 1, 1'000'000);
+    if (auto dl = n.optional("dataloader")) {
+      dl->allow_keys({"workers", "prefetch_factor", "storage"});
+      if (auto f = dl->optional("workers")) t.dataloader.workers = read_int_in(*f, 0, 256);
+      if (auto f = dl->optional("prefetch_factor")) t.dataloader.prefetch_factor = read_int_in(*f, 1, 1024);
+      if (auto f = dl->optional("storage")) {
+        t.dataloader.storage = read_nonempty(*f);
+        sources.record(f->path(), where(*f));
+      }
+    }
+    return t;
+  }
+
+  std::vector<InferenceStreamSpec> read_inference(const YamlNode& list, ScenarioSources& sources) const {
+    std::vector<InferenceStreamSpec> out;
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const YamlNode n = list.at(i);
+      n.allow_keys({"name", "workload", "batch_size", "max_wait_ms", "arrivals"});
+      InferenceStreamSpec s;
+      const YamlNode w = n.required("workload");
+      s.workload = read_nonempty(w);
+      sources.record(w.path(), where(w));
+      s.name = s.workload + "-" + std::to_string(i);
+      if (auto f = n.optional("name")) s.name = read_nonempty(*f);
+      if (!names.insert(s.name).second) {
+        (n.has("name") ? n.required("name") : n).fail("duplicate stream name '" + s.name + "'");
+      }
+      if (auto f = n.optional("batch_size")) s.batch_size = read_batch_size(*f);
+      if (auto f = n.optional("max_wait_ms")) s.max_wait_ms = f->as_positive_double();
+      s.arrivals = read_arrivals(n.required("arrivals"));
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  ArrivalSpec read_arrivals(const YamlNode& n) const {
+    n.expect_map();
+    const YamlNode process = n.required("process");
+    const std::string kind = process.as_string();
+    if (kind == "fixed" || kind == "poisson") {
+      n.allow_keys({"process", "rate_per_s"});
+      const double rate = read_rate(n.required("rate_per_s"));
+      if (kind == "fixed") return FixedArrivals{rate};
+      return PoissonArrivals{rate};
+    }
+    if (kind == "piecewise") {
+      n.allow_keys({"process", "segments", "poisson"});
+      PiecewiseArrivals p;
+      if (auto f = n.optional("poisson")) p.poisson = f->as_bool();
+      const YamlNode segs = n.required("segments");
+      if (segs.size() == 0) segs.fail("needs at least one segment");
+      bool any_rate = false;
+      for (std::size_t i = 0; i < segs.size(); ++i) {
+        const YamlNode seg = segs.at(i);
+        seg.allow_keys({"start_s", "rate_per_s"});
+        RateSegment r;
+        const YamlNode start = seg.required("start_s");
+        r.start_s = start.as_nonnegative_double();
+        if (i == 0 && r.start_s != 0) start.fail("the first segment must start at 0");
+        if (i > 0 && !(r.start_s > p.segments.back().start_s)) {
+          start.fail("segment starts must be ascending, got " + format_number(r.start_s) +
+                     " after " + format_number(p.segments.back().start_s));
+        }
+        const YamlNode rate = seg.required("rate_per_s");
+        r.rate_per_s = rate.as_nonnegative_double();
+        if (r.rate_per_s > kMaxRatePerS) rate.fail("must be <= " + format_number(kMaxRatePerS) + " requests/s");
+        any_rate = any_rate || r.rate_per_s > 0;
+        p.segments.push_back(r);
+      }
+      if (!any_rate) segs.fail("every segment has rate_per_s 0: the stream would never see a request");
+      return p;
+    }
+    if (kind == "trace") {
+      n.allow_keys({"process", "path"});
+      const YamlNode path = n.required("path");
+      const std::string rel = read_nonempty(path);
+      std::filesystem::path p(rel);
+      if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
+      TraceArrivals t;
+      t.path = p.lexically_normal().string();
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(p, ec)) {
+        throw InputError(where(path), path.path(), "cannot open trace file '" + t.path + "'");
+      }
+      t.arrival_s = load_arrival_trace(t.path);
+      return t;
+    }
+    process.fail("unknown arrival process '" + kind + "' (known: fixed, poisson, piecewise, trace)");
+  }
+
+  static Budgets read_budgets(const YamlNode& n) {
+    n.allow_keys({"latency_ms", "latency_percentile", "power_w", "power_kind", "power_window_s"});
+    Budgets b;
+    if (auto f = n.optional("latency_ms")) b.latency_ms = f->as_positive_double();
+    if (auto f = n.optional("latency_percentile")) {
+      const double p = f->as_double();
+      if (p != 50 && p != 95 && p != 99 && p != 100) {
+        f->fail("must be one of 50, 95, 99, 100, got " + f->as_string());
+      }
+      b.latency_percentile = p;
+    }
+    if (auto f = n.optional("power_w")) b.power_w = f->as_positive_double();
+    if (auto f = n.optional("power_kind")) {
+      const std::string k = f->as_string();
+      if (k == "average") {
+        b.power_kind = PowerBudgetKind::average;
+      } else if (k == "max_window") {
+        b.power_kind = PowerBudgetKind::max_window;
+      } else {
+        f->fail("unknown power_kind '" + k + "' (known: average, max_window)");
+      }
+    }
+    if (auto f = n.optional("power_window_s")) b.power_window_s = f->as_positive_double();
+    return b;
+  }
+
+  static SearchSpec read_search(const YamlNode& n) {
+    n.allow_keys({"strategy", "batch_sizes", "modes"});
+    SearchSpec s;
+    if (auto f = n.optional("strategy")) {
+      s.strategy = f->as_string();
+      static const std::vector<std::string> known{"maxn", "presets", "random", "powertrain",
+                                                  "gmd", "als", "oracle"};
+      if (std::find(known.begin(), known.end(), s.strategy) == known.end()) {
+        f->fail("unknown strategy '" + s.strategy +
+                "' (known: maxn, presets, random, powertrain, gmd, als, oracle)");
+      }
+    }
+    if (auto f = n.optional("batch_sizes")) {
+      s.batch_sizes.clear();
+      if (f->size() == 0) f->fail("needs at least one batch size");
+      for (std::size_t i = 0; i < f->size(); ++i) s.batch_sizes.push_back(read_batch_size(f->at(i)));
+    }
+    if (auto f = n.optional("modes")) s.modes = read_nonempty(*f);
+    return s;
+  }
+
+  static OutputsSpec read_outputs(const YamlNode& n) {
+    n.allow_keys({"requests", "minibatches", "power", "trace", "power_sample_s"});
+    OutputsSpec o;
+    if (auto f = n.optional("requests")) o.requests = f->as_bool();
+    if (auto f = n.optional("minibatches")) o.minibatches = f->as_bool();
+    if (auto f = n.optional("power")) o.power = f->as_bool();
+    if (auto f = n.optional("trace")) o.trace = f->as_bool();
+    if (auto f = n.optional("power_sample_s")) o.power_sample_s = f->as_positive_double();
+    return o;
+  }
+
+  std::string base_dir_;
+  std::vector<std::string> touched_;
+};
+
+LoadedScenario read_document(YamlDoc& doc, const std::vector<std::string>& overrides,
+                             const std::string& base_dir) {
+  const std::vector<std::string> touched = apply_overrides(doc.raw(), overrides);
+  try {
+    return ScenarioReader(base_dir, touched).read(doc.root());
+  } catch (const InputError& e) {
+    // A value that came from --set has no place in the file; point at the command line.
+    if (!e.key_path().empty() && is_overridden(e.key_path(), touched)) {
+      throw e.located(override_location(), e.key_path());
+    }
+    throw;
+  }
+}
+
+// Re-throws a location-less model error at the key the value came from.
+template <typename F>
+decltype(auto) located_call(const ScenarioSources* sources, const std::string& key_path, F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    if (e.where()) throw;
+    std::optional<SourceLocation> at = sources ? sources->find(key_path) : std::nullopt;
+    throw InputError(at, key_path, e.problem());
+  }
+}
+
+ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
+                              const models::DeviceCatalog& devices) {
+  ResolvedScenario r;
+  r.scenario = s;
+  const models::DeviceSpec& device =
+      located_call(sources, "device.model", [&]() -> const models::DeviceSpec& {
+        return devices.get(s.device.model);
+      });
+  r.device = &device;
+  if (s.device.preset) {
+    r.mode = located_call(sources, "device.power_mode",
+                          [&] { return models::resolve_preset(device, *s.device.preset); });
+  } else if (s.device.custom) {
+    // Check each field alone first (0 = the device maximum) so that an error names its key.
+    const models::ModeRequest& req = *s.device.custom;
+    auto check = [&](const char* key, models::ModeRequest one) {
+      located_call(sources, std::string("device.") + key,
+                   [&] { return models::resolve_request(device, one); });
+    };
+    if (req.cores != 0) check("cores", {.cores = req.cores});
+    if (req.cpu_mhz != 0) check("cpu_mhz", {.cpu_mhz = req.cpu_mhz});
+    if (req.gpu_mhz != 0) check("gpu_mhz", {.gpu_mhz = req.gpu_mhz});
+    if (req.emc_mhz != 0) check("emc_mhz", {.emc_mhz = req.emc_mhz});
+    r.mode = located_call(sources, "device", [&] { return models::resolve_request(device, req); });
+  } else {
+    r.mode = located_call(sources, "device.model", [&] { return models::default_mode(device); });
+  }
+  if (s.training) {
+    r.training_workload = &located_call(sources, "training.workload", [&]() -> const models::Workload& {
+      return models::workload_catalog().get(s.training->workload);
+    });
+    r.training_dataset_samples = located_call(sources, "training.dataset", [&] {
+      return static_cast<double>(models::dataset(s.training->dataset).samples);
+    });
+  }
+  for (std::size_t i = 0; i < s.inference.size(); ++i) {
+    const std::string key = "inference[" + std::to_string(i) + "].workload";
+    r.inference_workloads.push_back(&located_call(sources, key, [&]() -> const models::Workload& {
+      return models::workload_catalog().get(s.inference[i].workload);
+    }));
+  }
+  return r;
+}
+
+}  // namespace
+
+const char* to_string(SharingPolicy policy) {
+  switch (policy) {
+    case SharingPolicy::managed: return "managed";
+    case SharingPolicy::native: return "native";
+    case SharingPolicy::sequential: return "sequential";
+  }
+  return "managed";
+}
+
+void ScenarioSources::record(const std::string& key_path, SourceLocation where) {
+  by_path_[key_path] = std::move(where);
+}
+
+std::optional<SourceLocation> ScenarioSources::find(const std::string& key_path) const {
+  auto it = by_path_.find(key_path);
+  if (it == by_path_.end()) return std::nullopt;
+  return it->second;
+}
+
+LoadedScenario parse_scenario(const std::string& text, const std::string& display_name,
+                              const std::vector<std::string>& overrides, const std::string& base_dir) {
+  YamlDoc doc = YamlDoc::parse(text, display_name);
+  return read_document(doc, overrides, base_dir);
+}
+
+LoadedScenario load_scenario_with_sources(const std::string& path,
+                                          const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(SourceLocation{path, 0, 0}, "", "is a directory, expected a scenario file");
+  }
+  YamlDoc doc = YamlDoc::load(path);
+  std::string base = std::filesystem::path(path).parent_path().string();
+  if (base.empty()) base = ".";
+  return read_document(doc, overrides, base);
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  return load_scenario_with_sources(path, overrides).scenario;
+}
+
+RunSetup ResolvedScenario::setup() const {
+  RunSetup s;
+  s.scenario = &scenario;
+  s.device = device;
+  s.mode = mode;
+  s.training_workload = training_workload;
+  s.training_dataset_samples = training_dataset_samples;
+  s.inference_workloads = inference_workloads;
+  return s;
+}
+
+ResolvedScenario resolve(const LoadedScenario& loaded, const models::DeviceCatalog& devices) {
+  return resolve_impl(loaded.scenario, &loaded.sources, devices);
+}
+
+ResolvedScenario resolve(const Scenario& scenario, const models::DeviceCatalog& devices) {
+  return resolve_impl(scenario, nullptr, devices);
+}
+
+ResolvedScenario load_and_resolve(const std::string& path, const std::vector<std::string>& overrides,
+                                  const models::DeviceCatalog& devices) {
+  return resolve(load_scenario_with_sources(path, overrides), devices);
+}
+
+}  // namespace fulcrum::sim

@@ -1,0 +1,78 @@
+// Reading scenario files (schema: docs/SCENARIOS.md) into the typed sim::Scenario, then resolving
+// its names against the catalogs into what run() needs. Every error is one InputError line,
+// "file:line:col: key.path: problem"; values overridden with --set are blamed on "--set".
+//
+//   LoadedScenario loaded = load_scenario_with_sources("scenarios/quickstart.yaml", {"seed=3"});
+//   ResolvedScenario r = resolve(loaded, device_catalog);   // unknown names located at their key
+//   RunResult result = run(r.setup(), backend);
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/device/device_catalog.hpp"
+#include "models/device/device_spec.hpp"
+#include "models/device/power_mode.hpp"
+#include "models/error.hpp"
+#include "models/workload/workload.hpp"
+#include "sim/runtime/runner.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace fulcrum::sim {
+
+// Where the values that are only checked later (names, the custom mode) came from, by key path.
+class ScenarioSources {
+ public:
+  void record(const std::string& key_path, SourceLocation where);
+  std::optional<SourceLocation> find(const std::string& key_path) const;
+
+ private:
+  std::map<std::string, SourceLocation> by_path_;
+};
+
+struct LoadedScenario {
+  Scenario scenario;
+  ScenarioSources sources;
+};
+
+// Reads, checks and applies defaults. `overrides` are "key.path=value" strings (--set), applied
+// to the document before it is read. Trace files are read relative to the scenario's folder.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+LoadedScenario load_scenario_with_sources(const std::string& path,
+                                          const std::vector<std::string>& overrides = {});
+
+// The same from text in memory (tests, fuzzing); `display_name` appears in errors and trace
+// paths are resolved against `base_dir`.
+LoadedScenario parse_scenario(const std::string& text, const std::string& display_name,
+                              const std::vector<std::string>& overrides = {},
+                              const std::string& base_dir = ".");
+
+// A scenario with its names resolved. The device and workloads are owned by the catalogs, which
+// must outlive this; setup() points into this object, so call it again after a move.
+struct ResolvedScenario {
+  Scenario scenario;
+  const models::DeviceSpec* device = nullptr;
+  models::PowerMode mode;
+  const models::Workload* training_workload = nullptr;
+  double training_dataset_samples = 0;
+  std::vector<const models::Workload*> inference_workloads;
+
+  RunSetup setup() const;
+};
+
+// Looks up the device (in `devices`), the power mode (preset, custom request, or the device's
+// default preset), the workloads and the dataset; errors are located where `sources` says.
+ResolvedScenario resolve(const LoadedScenario& loaded, const models::DeviceCatalog& devices);
+// Without sources, errors name only the key path.
+ResolvedScenario resolve(const Scenario& scenario, const models::DeviceCatalog& devices);
+
+// load_scenario_with_sources + resolve.
+ResolvedScenario load_and_resolve(const std::string& path, const std::vector<std::string>& overrides,
+                                  const models::DeviceCatalog& devices);
+
+// Names of the values a field accepts, shared with the documentation and the CLI.
+const char* to_string(SharingPolicy policy);
+
+}  // namespace fulcrum::sim

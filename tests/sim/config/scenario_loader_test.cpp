@@ -1,0 +1,497 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "models/device/power_mode_resolver.hpp"
+#include "sim/config/device_catalog_loader.hpp"
+#include "sim/config/overrides.hpp"
+#include "sim/config/scenario_loader.hpp"
+
+namespace fs = std::filesystem;
+using namespace fulcrum;
+using namespace fulcrum::sim;
+
+namespace {
+
+const char* kFull = R"(version: 1
+name: full-example
+seed: 7
+duration_s: 600
+device: {model: orin-agx-64gb, power_mode: MAXN}
+gpu_sharing: managed
+training:
+  workload: mobilenetv3-large
+  dataset: gld23k
+  batch_size: 16
+  dataloader: {workers: 4, prefetch_factor: 2, storage: nvme-ssd}
+inference:
+  - workload: resnet50
+    batch_size: 16
+    arrivals: {process: fixed, rate_per_s: 100}
+budgets: {latency_ms: 250, latency_percentile: 99, power_w: 30}
+search: {strategy: gmd, batch_sizes: [1, 4, 8, 16, 32, 64, 128, 256], modes: powertrain-4368}
+outputs: {requests: true, minibatches: true, power: true, trace: true}
+)";
+
+const char* kMinimal = R"(version: 1
+training: {workload: resnet18, dataset: cifar10}
+)";
+
+// A scratch folder removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("fulcrum-loader-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = path / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+};
+
+LoadedScenario parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  return parse_scenario(text, "s.yaml", overrides);
+}
+
+// The InputError thrown by `f`, or a test failure.
+template <typename F>
+InputError error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("expected an InputError");
+  throw std::logic_error("unreachable");
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+models::DeviceCatalog devices() {
+  return load_device_catalog(std::string(FULCRUM_DATA_DIR) + "/devices");
+}
+
+}  // namespace
+
+TEST_CASE("the design's example scenario parses into the typed structs", "[loader]") {
+  const Scenario s = parse(kFull).scenario;
+  CHECK(s.version == 1);
+  CHECK(s.name == "full-example");
+  CHECK(s.seed == 7);
+  CHECK(s.duration_s == 600);
+  CHECK(s.device.model == "orin-agx-64gb");
+  REQUIRE(s.device.preset);
+  CHECK(*s.device.preset == "MAXN");
+  CHECK_FALSE(s.device.custom);
+  CHECK(s.gpu_sharing.policy == SharingPolicy::managed);
+  REQUIRE(s.training);
+  CHECK(s.training->workload == "mobilenetv3-large");
+  CHECK(s.training->dataset == "gld23k");
+  CHECK(s.training->batch_size == 16);
+  CHECK(s.training->dataloader.workers == 4);
+  CHECK(s.training->dataloader.storage == "nvme-ssd");
+  REQUIRE(s.inference.size() == 1);
+  CHECK(s.inference[0].workload == "resnet50");
+  CHECK(s.inference[0].name == "resnet50-0");
+  CHECK(s.inference[0].batch_size == 16);
+  REQUIRE(std::holds_alternative<FixedArrivals>(s.inference[0].arrivals));
+  CHECK(std::get<FixedArrivals>(s.inference[0].arrivals).rate_per_s == 100);
+  REQUIRE(s.budgets.latency_ms);
+  CHECK(*s.budgets.latency_ms == 250);
+  CHECK(s.budgets.latency_percentile == 99);
+  REQUIRE(s.budgets.power_w);
+  CHECK(*s.budgets.power_w == 30);
+  REQUIRE(s.search);
+  CHECK(s.search->batch_sizes.size() == 8);
+  CHECK(s.outputs.trace);
+}
+
+TEST_CASE("a minimal scenario gets the documented defaults", "[loader]") {
+  const Scenario s = parse(kMinimal).scenario;
+  CHECK(s.name == "s");  // the file's stem
+  CHECK(s.seed == 1);
+  CHECK(s.duration_s == 60);
+  CHECK(s.device.model == "orin-agx-64gb");
+  CHECK_FALSE(s.device.preset);
+  CHECK_FALSE(s.device.custom);
+  CHECK(s.gpu_sharing.policy == SharingPolicy::managed);
+  CHECK(s.gpu_sharing.timeslice_us == 1024);
+  CHECK(s.gpu_sharing.context_switch_us == 25);
+  REQUIRE(s.training);
+  CHECK(s.training->batch_size == 16);
+  CHECK_FALSE(s.training->epochs);
+  CHECK(s.inference.empty());
+  CHECK_FALSE(s.budgets.latency_ms);
+  CHECK_FALSE(s.budgets.power_w);
+  CHECK(s.budgets.power_kind == PowerBudgetKind::average);
+  CHECK_FALSE(s.search);
+  CHECK(s.outputs.requests);
+  CHECK(s.outputs.power_sample_s == 1.0);
+}
+
+TEST_CASE("errors are one line naming file, line, column and key path", "[loader]") {
+  const std::regex located(R"(^s\.yaml:\d+:\d+: [a-z_\[\]0-9.]+: .+$)");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {replace(kFull, "duration_s: 600", "duration_s: -5"), "duration_s"},
+      {replace(kFull, "duration_s: 600", "duration_s: 0"), "duration_s"},
+      {replace(kFull, "duration_s: 600", "duration_s: .nan"), "duration_s"},
+      {replace(kFull, "duration_s: 600", "duration_s: .inf"), "duration_s"},
+      {replace(kFull, "duration_s: 600", "duration_s: ten"), "duration_s"},
+      {replace(kFull, "rate_per_s: 100", "rate_per_s: 0"), "inference[0].arrivals.rate_per_s"},
+      {replace(kFull, "rate_per_s: 100", "rate_per_s: -100"), "inference[0].arrivals.rate_per_s"},
+      {replace(kFull, "rate_per_s: 100", "rate_per_s: nan"), "inference[0].arrivals.rate_per_s"},
+      {replace(kFull, "    batch_size: 16", "    batch_size: 0"), "inference[0].batch_size"},
+      {replace(kFull, "    batch_size: 16", "    batch_size: 1.5"), "inference[0].batch_size"},
+      {replace(kFull, "  batch_size: 16\n  dataloader", "  batch_size: [16]\n  dataloader"),
+       "training.batch_size"},
+      {replace(kFull, "latency_percentile: 99", "latency_percentile: 90"), "budgets.latency_percentile"},
+      {replace(kFull, "power_w: 30", "power_w: 0"), "budgets.power_w"},
+      {replace(kFull, "version: 1", "version: 2"), "version"},
+      {replace(kFull, "gpu_sharing: managed", "gpu_sharing: mps"), "gpu_sharing"},
+      {replace(kFull, "process: fixed", "process: bursty"), "inference[0].arrivals.process"},
+      {replace(kFull, "workload: resnet50", "workload: \"\""), "inference[0].workload"},
+      {replace(kFull, "strategy: gmd", "strategy: magic"), "search.strategy"},
+      {replace(kFull, "trace: true", "trace: maybe"), "outputs.trace"},
+      {replace(kFull, "name: full-example", "name: ../../etc"), "name"},
+  };
+  for (const auto& [text, key] : cases) {
+    const InputError e = error_of([&] { parse(text); });
+    INFO(e.what());
+    CHECK(std::regex_match(std::string(e.what()), located));
+    CHECK(e.key_path() == key);
+    REQUIRE(e.where());
+    CHECK(e.where()->line > 0);
+  }
+}
+
+TEST_CASE("unknown keys are rejected at every level", "[loader]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {std::string(kFull) + "colour: blue\n", "colour"},
+      {replace(kFull, "storage: nvme-ssd", "storage: nvme-ssd, pin: true"), "training.dataloader.pin"},
+      {replace(kFull, "rate_per_s: 100}", "rate_per_s: 100, jitter: 1}"), "inference[0].arrivals.jitter"},
+      {replace(kFull, "power_mode: MAXN", "power_mode: MAXN, fan: max"), "device.fan"},
+      {replace(kFull, "power_w: 30", "power_w: 30, energy_j: 1"), "budgets.energy_j"},
+      {replace(kFull, "trace: true", "trace: true, pdf: true"), "outputs.pdf"},
+      {replace(kFull, "modes: powertrain-4368", "modes: powertrain-4368, budget: 3"), "search.budget"},
+      {replace(kFull, "    batch_size: 16\n", "    batch_size: 16\n    priority: 1\n"), "inference[0].priority"},
+  };
+  for (const auto& [text, key] : cases) {
+    const InputError e = error_of([&] { parse(text); });
+    INFO(e.what());
+    CHECK(e.key_path() == key);
+    CHECK(e.problem().find("unknown key") != std::string::npos);
+    REQUIRE(e.where());
+    CHECK(e.where()->line > 1);
+  }
+}
+
+TEST_CASE("a missing version, empty file or malformed YAML is an error with a location", "[loader]") {
+  CHECK(error_of([] { parse("training: {workload: resnet18, dataset: cifar10}\n"); }).problem().find("version") !=
+        std::string::npos);
+  CHECK_THROWS_AS(parse(""), InputError);
+  const InputError e = error_of([] { parse("version: 1\ntraining: {workload: [resnet18\n"); });
+  REQUIRE(e.where());
+  CHECK(e.where()->file == "s.yaml");
+  CHECK(e.where()->line >= 2);
+  CHECK(e.problem().find("malformed YAML") != std::string::npos);
+}
+
+TEST_CASE("a scenario with neither training nor inference is rejected", "[loader]") {
+  CHECK_THROWS_AS(parse("version: 1\nduration_s: 10\n"), InputError);
+}
+
+TEST_CASE("gpu_sharing accepts a policy name or a native map with its slice lengths", "[loader]") {
+  const Scenario s = parse(replace(kFull, "gpu_sharing: managed",
+                                   "gpu_sharing: {policy: native, timeslice_us: 512, context_switch_us: 10}"))
+                         .scenario;
+  CHECK(s.gpu_sharing.policy == SharingPolicy::native);
+  CHECK(s.gpu_sharing.timeslice_us == 512);
+  CHECK(s.gpu_sharing.context_switch_us == 10);
+  CHECK(parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: sequential")).scenario.gpu_sharing.policy ==
+        SharingPolicy::sequential);
+  const InputError e = error_of([&] {
+    parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: {policy: managed, timeslice_us: 512}"));
+  });
+  CHECK(e.key_path() == "gpu_sharing.timeslice_us");
+  CHECK_THROWS_AS(parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: {policy: native, timeslice_us: 0}")),
+                  InputError);
+}
+
+TEST_CASE("a custom power mode is read in MHz and excludes a preset", "[loader]") {
+  const Scenario s =
+      parse(replace(kFull, "power_mode: MAXN", "cores: 8, cpu_mhz: 1728, gpu_mhz: 612, emc_mhz: 3199")).scenario;
+  REQUIRE(s.device.custom);
+  CHECK_FALSE(s.device.preset);
+  CHECK(s.device.custom->cores == 8);
+  CHECK(s.device.custom->cpu_mhz == 1728);
+  CHECK(s.device.custom->gpu_mhz == 612);
+  CHECK(s.device.custom->emc_mhz == 3199);
+  const InputError e = error_of([&] { parse(replace(kFull, "power_mode: MAXN", "power_mode: MAXN, cores: 4")); });
+  CHECK(e.key_path() == "device.power_mode");
+}
+
+TEST_CASE("piecewise arrivals need ascending segment starts beginning at 0", "[loader]") {
+  const std::string ok = replace(kFull, "{process: fixed, rate_per_s: 100}",
+                                 "{process: piecewise, poisson: true, segments: [{start_s: 0, rate_per_s: 50}, "
+                                 "{start_s: 300, rate_per_s: 150}]}");
+  const Scenario s = parse(ok).scenario;
+  const auto& p = std::get<PiecewiseArrivals>(s.inference[0].arrivals);
+  CHECK(p.poisson);
+  REQUIRE(p.segments.size() == 2);
+  CHECK(p.segments[1].start_s == 300);
+  CHECK(p.segments[1].rate_per_s == 150);
+
+  CHECK(error_of([&] { parse(replace(ok, "start_s: 0,", "start_s: 5,")); }).key_path() ==
+        "inference[0].arrivals.segments[0].start_s");
+  CHECK(error_of([&] { parse(replace(ok, "start_s: 300", "start_s: 0")); }).key_path() ==
+        "inference[0].arrivals.segments[1].start_s");
+  CHECK(error_of([&] { parse(replace(ok, "rate_per_s: 150", "rate_per_s: -1")); }).key_path() ==
+        "inference[0].arrivals.segments[1].rate_per_s");
+}
+
+TEST_CASE("poisson arrivals are read with their rate", "[loader]") {
+  const Scenario s = parse(replace(kFull, "process: fixed", "process: poisson")).scenario;
+  REQUIRE(std::holds_alternative<PoissonArrivals>(s.inference[0].arrivals));
+  CHECK(std::get<PoissonArrivals>(s.inference[0].arrivals).rate_per_s == 100);
+}
+
+TEST_CASE("trace arrivals are read relative to the scenario file", "[loader]") {
+  TempDir dir;
+  dir.write("traces/t.csv", "arrival_s,note\n0.0,a\n0.5,b\n0.5,c\n2.25,d\n");
+  const std::string path = dir.write(
+      "sc.yaml", replace(kFull, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces/t.csv}"));
+  const Scenario s = load_scenario(path);
+  const auto& t = std::get<TraceArrivals>(s.inference[0].arrivals);
+  CHECK(t.arrival_s == std::vector<double>{0.0, 0.5, 0.5, 2.25});
+  CHECK(fs::equivalent(t.path, dir.path / "traces/t.csv"));
+  CHECK(s.source_path == path);
+  CHECK(s.name == "full-example");
+
+  const std::string missing = dir.write(
+      "missing.yaml", replace(kFull, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces/no.csv}"));
+  const InputError e = error_of([&] { load_scenario(missing); });
+  CHECK(e.key_path() == "inference[0].arrivals.path");
+  REQUIRE(e.where());
+  CHECK(e.where()->file == missing);
+  CHECK(e.where()->line == 15);
+
+  dir.write("traces/bad.csv", "arrival_s\n1\n0.5\n");
+  const std::string bad = dir.write(
+      "bad.yaml", replace(kFull, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces/bad.csv}"));
+  const InputError b = error_of([&] { load_scenario(bad); });
+  CHECK(b.key_path() == "arrival_s");
+  REQUIRE(b.where());
+  CHECK(b.where()->line == 3);
+}
+
+TEST_CASE("a missing scenario file is an input error naming the file", "[loader]") {
+  const InputError e = error_of([] { load_scenario("/nonexistent/fulcrum/none.yaml"); });
+  REQUIRE(e.where());
+  CHECK(e.where()->file == "/nonexistent/fulcrum/none.yaml");
+}
+
+TEST_CASE("--set overrides are applied before reading and validated like file values", "[loader][overrides]") {
+  const Scenario s = parse(kFull, {"inference[0].batch_size=32", "device.power_mode=MODE_30W",
+                                   "gpu_sharing=native", "seed=11", "budgets.power_w=25.5"})
+                         .scenario;
+  CHECK(s.inference[0].batch_size == 32);
+  CHECK(*s.device.preset == "MODE_30W");
+  CHECK(s.gpu_sharing.policy == SharingPolicy::native);
+  CHECK(s.seed == 11);
+  CHECK(*s.budgets.power_w == 25.5);
+
+  const Scenario m = parse(kFull, {"gpu_sharing={policy: native, timeslice_us: 2048}"}).scenario;
+  CHECK(m.gpu_sharing.timeslice_us == 2048);
+
+  const Scenario two = parse(kFull, {"inference[1]={workload: resnet18, arrivals: {process: poisson, rate_per_s: 5}}"})
+                           .scenario;
+  REQUIRE(two.inference.size() == 2);
+  CHECK(two.inference[1].workload == "resnet18");
+  CHECK(two.inference[1].name == "resnet18-1");
+}
+
+TEST_CASE("a bad --set path or value is an error naming --set and the key", "[loader][overrides]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"inference[0].batch_size=0", "inference[0].batch_size"},
+      {"inference[0].batch_size=big", "inference[0].batch_size"},
+      {"duration_s=-1", "duration_s"},
+      {"colour=blue", "colour"},
+      {"training.dataloader.pin=true", "training.dataloader.pin"},
+      {"inference[5].batch_size=2", "inference[5]"},
+      {"version.x=1", "version.x"},
+      {"inference.x=1", "inference.x"},
+      {"gpu_sharing=mps", "gpu_sharing"},
+      {"budgets.power_w={", "budgets.power_w"},
+  };
+  for (const auto& [set, key] : cases) {
+    const InputError e = error_of([&] { parse(kFull, {set}); });
+    INFO(set << " -> " << e.what());
+    REQUIRE(e.where());
+    CHECK(e.where()->file == "--set");
+    CHECK(e.key_path() == key);
+    CHECK(std::string(e.what()).rfind("--set: " + key + ": ", 0) == 0);
+  }
+  for (const std::string bad : {"noequals", "=3", "a..b=1", "a[x]=1", "a[1=1", "a.=1", ".a=1"}) {
+    INFO(bad);
+    const InputError e = error_of([&] { parse(kFull, {bad}); });
+    REQUIRE(e.where());
+    CHECK(e.where()->file == "--set");
+  }
+}
+
+TEST_CASE("override paths are parsed into a canonical key path", "[overrides]") {
+  CHECK(parse_override("inference[0].arrivals.rate_per_s=5").key_path == "inference[0].arrivals.rate_per_s");
+  CHECK(parse_override("a=b=c").value == "b=c");
+  CHECK(is_overridden("inference[0].arrivals.rate_per_s", {"inference[0]"}));
+  CHECK(is_overridden("inference[0]", {"inference[0]"}));
+  CHECK_FALSE(is_overridden("inference[01]", {"inference[0]"}));
+  CHECK_FALSE(is_overridden("seeds", {"seed"}));
+}
+
+TEST_CASE("resolving finds the device, the power mode and the workloads", "[loader][resolve]") {
+  const models::DeviceCatalog catalog = devices();
+  const ResolvedScenario r = resolve(parse(kFull), catalog);
+  REQUIRE(r.device);
+  CHECK(r.device->name == "orin-agx-64gb");
+  CHECK(r.mode.cores == r.device->cpu_cores);
+  CHECK(r.mode.gpu_hz == r.device->gpu_hz.back());
+  REQUIRE(r.training_workload);
+  CHECK(r.training_workload->name() == "mobilenetv3-large");
+  CHECK(r.training_dataset_samples == 23080);
+  REQUIRE(r.inference_workloads.size() == 1);
+  CHECK(r.inference_workloads[0]->name() == "resnet50");
+  const RunSetup setup = r.setup();
+  CHECK(setup.scenario == &r.scenario);
+  CHECK(setup.device == r.device);
+  CHECK(setup.mode == r.mode);
+
+  const ResolvedScenario w = resolve(parse(kFull, {"device.power_mode=MODE_30W"}), catalog);
+  CHECK(w.mode.cores == 8);
+  CHECK(w.mode < r.mode);
+
+  const ResolvedScenario c = resolve(
+      parse(replace(kFull, "power_mode: MAXN", "cores: 8, cpu_mhz: 1728, gpu_mhz: 612, emc_mhz: 3199")), catalog);
+  CHECK(c.mode.cores == 8);
+  CHECK(c.mode.cpu_khz == Approx(1728000));
+  CHECK(c.mode.gpu_hz == Approx(612e6).epsilon(0.05));  // snapped to the nearest table value
+  CHECK(models::is_valid_mode(*c.device, c.mode));
+}
+
+TEST_CASE("unknown names and out-of-range modes are errors located at their key", "[loader][resolve]") {
+  const models::DeviceCatalog catalog = devices();
+  struct Case {
+    std::string text;
+    std::string key;
+    int line;
+  };
+  const std::vector<Case> cases = {
+      {replace(kFull, "model: orin-agx-64gb", "model: orin-agx-128gb"), "device.model", 5},
+      {replace(kFull, "power_mode: MAXN", "power_mode: MODE_5W"), "device.power_mode", 5},
+      {replace(kFull, "workload: mobilenetv3-large", "workload: alexnet"), "training.workload", 8},
+      {replace(kFull, "dataset: gld23k", "dataset: laion"), "training.dataset", 9},
+      {replace(kFull, "workload: resnet50", "workload: gpt4"), "inference[0].workload", 13},
+      {replace(kFull, "power_mode: MAXN", "cores: 99"), "device.cores", 5},
+      {replace(kFull, "power_mode: MAXN", "cpu_mhz: 5000"), "device.cpu_mhz", 5},
+      {replace(kFull, "power_mode: MAXN", "cores: 4, gpu_mhz: 99999"), "device.gpu_mhz", 5},
+  };
+  for (const Case& c : cases) {
+    const InputError e = error_of([&] { resolve(parse(c.text), catalog); });
+    INFO(e.what());
+    CHECK(e.key_path() == c.key);
+    REQUIRE(e.where());
+    CHECK(e.where()->file == "s.yaml");
+    CHECK(e.where()->line == c.line);
+    CHECK(e.where()->column > 1);
+  }
+  const InputError set = error_of([&] { resolve(parse(kFull, {"device.model=tx2"}), catalog); });
+  CHECK(std::string(set.what()).rfind("--set: device.model: ", 0) == 0);
+}
+
+TEST_CASE("every shipped scenario loads and resolves", "[loader][resolve]") {
+  const models::DeviceCatalog catalog = devices();
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(FULCRUM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path().string());
+    const ResolvedScenario r = load_and_resolve(entry.path().string(), {}, catalog);
+    CHECK(r.device != nullptr);
+    CHECK(r.inference_workloads.size() == r.scenario.inference.size());
+    ++count;
+  }
+  CHECK(count >= 8);
+}
+
+// Deterministic fuzzing: random bytes and mutations of valid files either parse or throw
+// InputError; nothing else escapes, nothing crashes or hangs.
+TEST_CASE("the scenario parser survives random and mutated input", "[loader][fuzz]") {
+  std::mt19937_64 rng(20240611);
+  const std::string seeds[] = {kFull, kMinimal,
+                               replace(kFull, "{process: fixed, rate_per_s: 100}",
+                                       "{process: piecewise, segments: [{start_s: 0, rate_per_s: 5}]}")};
+  const std::string alphabet = "{}[]:,-&*!|>'\"#%@` \n\t0123456789.eE+abcxyz_\\\x01\xff";
+  int parsed = 0;
+  int rejected = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string text;
+    if (iter % 5 == 0) {
+      const std::size_t n = rng() % 200;
+      for (std::size_t i = 0; i < n; ++i) text += static_cast<char>(rng() % 256);
+    } else {
+      text = seeds[rng() % 3];
+      const int edits = 1 + static_cast<int>(rng() % 6);
+      for (int k = 0; k < edits && !text.empty(); ++k) {
+        const std::size_t at = rng() % text.size();
+        switch (rng() % 4) {
+          case 0: text[at] = alphabet[rng() % alphabet.size()]; break;
+          case 1: text.erase(at, 1 + rng() % 8); break;
+          case 2: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+          case 3: text.insert(at, text.substr(rng() % text.size(), rng() % 16)); break;
+        }
+      }
+    }
+    try {
+      parse(text);
+      ++parsed;
+    } catch (const InputError&) {
+      ++rejected;
+    }
+  }
+  CHECK(parsed + rejected == 3000);
+  CHECK(parsed > 0);
+  CHECK(rejected > 0);
+}
+
+TEST_CASE("overrides with arbitrary text either apply or throw InputError", "[overrides][fuzz]") {
+  std::mt19937_64 rng(7);
+  const std::string alphabet = "ab_.[]0123=:{}- \n\"'";
+  int outcomes = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    std::string set;
+    const std::size_t n = 1 + rng() % 24;
+    for (std::size_t i = 0; i < n; ++i) set += alphabet[rng() % alphabet.size()];
+    try {
+      parse(kFull, {set});
+    } catch (const InputError&) {
+    }
+    ++outcomes;
+  }
+  CHECK(outcomes == 2000);
+}
