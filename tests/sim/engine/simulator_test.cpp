@@ -265,3 +265,13 @@ TEST_CASE("Action is move-only and empty after being moved from", "[action]") {
   b();
   CHECK(hits == 2);
 }
+
+TEST_CASE("a virtual clock reads what it was advanced to, through the Clock interface",
+          "[clock]") {
+  fulcrum::sim::VirtualClock clock;
+  const fulcrum::sim::Clock& as_clock = clock;
+  CHECK(as_clock.now() == 0);
+  clock.advance_to(5 * kMillisecond);
+  clock.advance_to(5 * kMillisecond);  // standing still is allowed
+  CHECK(as_clock.now() == 5 * kMillisecond);
+}
