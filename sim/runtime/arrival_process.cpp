@@ -1,0 +1,143 @@
+#include "sim/runtime/arrival_process.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "models/error.hpp"
+
+namespace fulcrum::sim {
+
+namespace {
+
+void require_positive_rate(double rate, const std::string& stream_name) {
+  if (!(rate > 0) || !std::isfinite(rate)) {
+    throw InputError("inference stream '" + stream_name + "': arrival rate must be > 0, got " +
+                     std::to_string(rate));
+  }
+}
+
+}  // namespace
+
+ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const RngStreams& streams,
+                               const std::string& stream_name, Time end)
+    : kind_(Kind::fixed),
+      end_(end),
+      end_s_(to_seconds(end)),
+      rng_(streams.stream("arrivals/" + stream_name)) {
+  if (const auto* fixed = std::get_if<FixedArrivals>(&spec)) {
+    require_positive_rate(fixed->rate_per_s, stream_name);
+    kind_ = Kind::fixed;
+    rate_per_s_ = fixed->rate_per_s;
+    nominal_rate_per_s_ = rate_per_s_;
+  } else if (const auto* poisson = std::get_if<PoissonArrivals>(&spec)) {
+    require_positive_rate(poisson->rate_per_s, stream_name);
+    kind_ = Kind::poisson;
+    rate_per_s_ = poisson->rate_per_s;
+    nominal_rate_per_s_ = rate_per_s_;
+  } else if (const auto* piecewise = std::get_if<PiecewiseArrivals>(&spec)) {
+    kind_ = piecewise->poisson ? Kind::piecewise_poisson : Kind::piecewise_even;
+    segments_ = piecewise->segments;
+    if (segments_.empty()) {
+      throw InputError("inference stream '" + stream_name + "': piecewise arrivals need segments");
+    }
+    for (std::size_t i = 0; i < segments_.size(); ++i) {
+      const RateSegment& s = segments_[i];
+      if (!(s.rate_per_s >= 0) || !std::isfinite(s.rate_per_s)) {
+        throw InputError("inference stream '" + stream_name + "': segment " + std::to_string(i) +
+                         " has a negative or non-finite rate");
+      }
+      if (!std::isfinite(s.start_s) || (i == 0 ? s.start_s != 0 : s.start_s <= segments_[i - 1].start_s)) {
+        throw InputError("inference stream '" + stream_name +
+                         "': segments must start at 0 and ascend strictly");
+      }
+      nominal_rate_per_s_ = std::max(nominal_rate_per_s_, s.rate_per_s);
+    }
+  } else {
+    const auto& trace = std::get<TraceArrivals>(spec);
+    kind_ = Kind::trace;
+    std::size_t within = 0;
+    for (std::size_t i = 0; i < trace.arrival_s.size(); ++i) {
+      const double t = trace.arrival_s[i];
+      if (!std::isfinite(t) || t < 0 || (i > 0 && t < trace.arrival_s[i - 1])) {
+        throw InputError("inference stream '" + stream_name +
+                         "': trace arrival times must be finite, >= 0 and ascending");
+      }
+      if (from_seconds(t) < end) ++within;
+    }
+    trace_s_.assign(trace.arrival_s.begin(),
+                    trace.arrival_s.begin() + static_cast<std::ptrdiff_t>(within));
+    nominal_rate_per_s_ = end_s_ > 0 ? static_cast<double>(within) / end_s_ : 0;
+  }
+}
+
+std::optional<Time> ArrivalProcess::checked(double t_s) {
+  if (!(t_s < end_s_ + 1)) return std::nullopt;  // far past the end: avoid Time overflow
+  const Time t = from_seconds(t_s);
+  if (t >= end_) return std::nullopt;
+  return t;
+}
+
+double ArrivalProcess::segment_end_s(std::size_t i) const {
+  return i + 1 < segments_.size() ? segments_[i + 1].start_s
+                                  : std::numeric_limits<double>::infinity();
+}
+
+std::optional<Time> ArrivalProcess::next() {
+  switch (kind_) {
+    case Kind::fixed: {
+      // Computed from k, not by adding gaps, so rounding never accumulates.
+      const double t_s = static_cast<double>(count_) / rate_per_s_;
+      ++count_;
+      return checked(t_s);
+    }
+    case Kind::poisson:
+      t_s_ += rng_.exponential(rate_per_s_);
+      return checked(t_s_);
+    case Kind::piecewise_even:
+      return next_piecewise_even();
+    case Kind::piecewise_poisson:
+      return next_piecewise_poisson();
+    case Kind::trace:
+      if (trace_index_ >= trace_s_.size()) return std::nullopt;
+      return checked(trace_s_[trace_index_++]);
+  }
+  return std::nullopt;
+}
+
+std::optional<Time> ArrivalProcess::next_piecewise_even() {
+  while (segment_ < segments_.size()) {
+    const RateSegment& s = segments_[segment_];
+    if (s.start_s >= end_s_) return std::nullopt;
+    if (s.rate_per_s > 0) {
+      const double t_s = s.start_s + static_cast<double>(count_) / s.rate_per_s;
+      if (t_s < segment_end_s(segment_)) {
+        ++count_;
+        return checked(t_s);
+      }
+    }
+    ++segment_;
+    count_ = 0;
+  }
+  return std::nullopt;
+}
+
+std::optional<Time> ArrivalProcess::next_piecewise_poisson() {
+  while (segment_ < segments_.size()) {
+    const RateSegment& s = segments_[segment_];
+    if (s.start_s >= end_s_) return std::nullopt;
+    const double seg_end = segment_end_s(segment_);
+    if (s.rate_per_s > 0) {
+      const double t_s = t_s_ + rng_.exponential(s.rate_per_s);
+      if (t_s < seg_end) {
+        t_s_ = t_s;
+        return checked(t_s);
+      }
+    }
+    // Memoryless: restarting at the boundary with the next segment's rate is exact.
+    ++segment_;
+    if (segment_ < segments_.size()) t_s_ = segments_[segment_].start_s;
+  }
+  return std::nullopt;
+}
+
+}  // namespace fulcrum::sim

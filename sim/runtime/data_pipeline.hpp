@@ -1,0 +1,32 @@
+// DataPipeline: when a training minibatch's data (fetched from storage and pre-processed on the
+// CPU) is ready for the GPU. The training job asks before each minibatch; the GPU waits for it.
+// Only the compute-only pipeline exists now; the storage/page-cache/worker model plugs in here.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/engine/time.hpp"
+
+namespace fulcrum::sim {
+
+class DataPipeline {
+ public:
+  virtual ~DataPipeline() = default;
+
+  // Absolute time at which minibatch `minibatch` (0-based over the whole run) is ready, given
+  // that the training job could start it at `wanted` (the previous minibatch's end, or when the
+  // job started). The stall charged to it is max(0, result - wanted).
+  virtual Time ready_at(std::uint64_t minibatch, Time wanted) = 0;
+
+  // Minibatch `minibatch` started computing on the GPU at `at` (pipelines use it to model
+  // workers that run ahead of the GPU).
+  virtual void on_compute_start(std::uint64_t /*minibatch*/, Time /*at*/) {}
+};
+
+// Data always ready: pure GPU compute, zero fetch stall.
+class ComputeOnlyPipeline final : public DataPipeline {
+ public:
+  Time ready_at(std::uint64_t /*minibatch*/, Time wanted) override { return wanted; }
+};
+
+}  // namespace fulcrum::sim

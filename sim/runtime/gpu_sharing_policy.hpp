@@ -1,0 +1,44 @@
+// GpuSharingPolicy: decides which context's work runs on the GPU, and how fast, whenever work
+// becomes ready or an item completes. The event engine knows nothing of it.
+//
+// Adding a policy (no engine change needed):
+//  1. Subclass GpuSharingPolicy; take a GpuHost& in the constructor.
+//  2. In on_work_ready(), start items with host.begin_item(c) when your rule allows, declare the
+//     GPU state with host.set_gpu_state(shares, power), and schedule the completion yourself
+//     (host.simulator().schedule_at(...)); at completion call host.finish_item(c) and pick again.
+//  3. Add an enumerator to SharingPolicy (sim/scenario/scenario.hpp), its name to the scenario
+//     loader, and one line to make_gpu_sharing_policy() (gpu_sharing_policy.cpp), the one list
+//     of implementations.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sim/runtime/gpu_host.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace fulcrum::sim {
+
+class GpuSharingPolicy {
+ public:
+  virtual ~GpuSharingPolicy() = default;
+
+  // `context` has new ready work (a batch was dispatched, training data became ready, the run
+  // started). Called only from the runtime's own events, never from inside a GpuHost call.
+  virtual void on_work_ready(int context) = 0;
+
+  // Why an overloaded inference context fell behind, when the cause is the policy itself (for
+  // example sequential sharing starving it); nullopt when the policy has nothing to say.
+  virtual std::optional<std::string> starvation_reason(int /*context*/) const { return std::nullopt; }
+};
+
+std::unique_ptr<GpuSharingPolicy> make_gpu_sharing_policy(const GpuSharing& spec, GpuHost& host);
+
+const char* to_string(SharingPolicy policy);
+
+// The inference context whose ready batch holds the oldest request (ties: lowest index), or
+// nullopt when no inference context has ready work. The "oldest first across streams" rule.
+std::optional<int> oldest_ready_inference(const GpuHost& host);
+
+}  // namespace fulcrum::sim

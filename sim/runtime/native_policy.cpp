@@ -1,0 +1,108 @@
+#include "sim/runtime/native_policy.hpp"
+
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+#include "models/error.hpp"
+
+namespace fulcrum::sim {
+
+namespace {
+// An item whose remaining standalone work is below this has completed (floating-point slack).
+constexpr double kDoneNs = 0.5;
+}  // namespace
+
+NativePolicy::NativePolicy(GpuHost& host, double timeslice_us, double context_switch_us)
+    : host_(host),
+      slots_(static_cast<std::size_t>(host.context_count())),
+      share_(static_cast<std::size_t>(host.context_count()), 0.0),
+      power_w_(host.idle_power_w().size(), 0.0) {
+  if (!(timeslice_us > 0) || !std::isfinite(timeslice_us)) {
+    throw InputError("gpu_sharing.timeslice_us must be > 0");
+  }
+  if (!(context_switch_us >= 0) || !std::isfinite(context_switch_us)) {
+    throw InputError("gpu_sharing.context_switch_us must be >= 0");
+  }
+  slice_fraction_ = timeslice_us / (timeslice_us + context_switch_us);
+}
+
+double NativePolicy::rate(int active) const {
+  if (active <= 1) return 1.0;
+  return slice_fraction_ / static_cast<double>(active);
+}
+
+void NativePolicy::on_work_ready(int context) {
+  if (slots_[static_cast<std::size_t>(context)].running || !host_.has_ready_work(context)) return;
+  advance();
+  begin(context);
+  replan();
+}
+
+void NativePolicy::begin(int context) {
+  Slot& slot = slots_[static_cast<std::size_t>(context)];
+  assert(!slot.running);
+  slot.cost = &host_.begin_item(context);
+  slot.remaining_ns = static_cast<double>(slot.cost->duration);
+  slot.running = true;
+  ++active_;
+}
+
+void NativePolicy::advance() {
+  const Time now = host_.now();
+  assert(now >= last_);
+  if (active_ > 0 && now > last_) {
+    const double progress = static_cast<double>(now - last_) * rate(active_);
+    for (Slot& slot : slots_) {
+      if (slot.running) slot.remaining_ns -= progress;
+    }
+  }
+  last_ = now;
+}
+
+void NativePolicy::replan() {
+  host_.simulator().cancel(next_completion_);
+  next_completion_ = EventId{};
+  const std::vector<double>& idle = host_.idle_power_w();
+  if (active_ == 0) {
+    for (double& s : share_) s = 0;
+    host_.set_gpu_state(share_, idle);
+    return;
+  }
+  const double r = rate(active_);
+  const double switching = 1.0 - r * static_cast<double>(active_);  // 0 when one context runs
+  for (std::size_t rail = 0; rail < power_w_.size(); ++rail) power_w_[rail] = switching * idle[rail];
+  double min_remaining = std::numeric_limits<double>::infinity();
+  for (std::size_t c = 0; c < slots_.size(); ++c) {
+    const Slot& slot = slots_[c];
+    share_[c] = slot.running ? r : 0.0;
+    if (!slot.running) continue;
+    for (std::size_t rail = 0; rail < power_w_.size(); ++rail) {
+      power_w_[rail] += r * slot.cost->rail_power_w[rail];
+    }
+    if (slot.remaining_ns < min_remaining) min_remaining = slot.remaining_ns;
+  }
+  host_.set_gpu_state(share_, power_w_);
+  // Rounding up: an item never completes before its standalone work is done.
+  const Time delay = static_cast<Time>(std::ceil(std::max(min_remaining, 0.0) / r));
+  next_completion_ = host_.simulator().schedule_at(host_.now() + delay, [this] { complete(); });
+}
+
+void NativePolicy::complete() {
+  next_completion_ = EventId{};
+  advance();
+  for (std::size_t c = 0; c < slots_.size(); ++c) {
+    Slot& slot = slots_[c];
+    if (!slot.running || slot.remaining_ns >= kDoneNs) continue;
+    slot.running = false;
+    slot.cost = nullptr;
+    --active_;
+    host_.finish_item(static_cast<int>(c));
+  }
+  for (std::size_t c = 0; c < slots_.size(); ++c) {
+    if (!slots_[c].running && host_.has_ready_work(static_cast<int>(c))) begin(static_cast<int>(c));
+  }
+  replan();
+}
+
+}  // namespace fulcrum::sim

@@ -1,0 +1,306 @@
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "models/error.hpp"
+#include "runtime_fakes.hpp"
+
+using namespace fulcrum::sim;
+using namespace fulcrum::sim::testing;
+using fulcrum::models::Phase;
+
+namespace {
+
+// Module energy of the on_power stream, integrated by hand up to `end`.
+double integrate(const std::vector<PowerStep>& steps, Time end) {
+  double energy = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Time until = i + 1 < steps.size() ? steps[i + 1].at : end;
+    double module_w = 0;
+    for (double p : steps[i].rail_power_w) module_w += p;
+    energy += module_w * to_seconds(until - steps[i].at);
+  }
+  return energy;
+}
+
+}  // namespace
+
+TEST_CASE("a partial batch is dispatched when its oldest request has waited max_wait_ms") {
+  Harness h;
+  h.scenario = base_scenario(1.0);
+  h.scenario.inference.push_back(stream_spec("s0", 4, FixedArrivals{100}, 25.0));
+  h.backend.set(h.infer, Phase::inference, {5, 0});
+  RecordingObserver obs;
+  const RunResult r = h.run(&obs);
+  // Requests at 0, 10, 20 ms; the timer of the one at 0 fires at 25 ms: batches of 3.
+  REQUIRE(obs.items.size() >= 30);
+  for (const ItemRecord& it : obs.items) CHECK(it.batch_size == 3);
+  CHECK(obs.requests.front().dispatch == 25 * kMillisecond);
+  CHECK(r.inference[0].latency.max_ms == Approx(30.0));  // waited 25, ran 5
+  CHECK(r.inference[0].latency.p50_ms == Approx(20.0));
+  CHECK(r.inference[0].batches == obs.items.size());
+}
+
+TEST_CASE("a full batch cancels its max_wait_ms timer") {
+  Harness h;
+  h.scenario = base_scenario(1.0);
+  h.scenario.inference.push_back(stream_spec("s0", 2, FixedArrivals{100}, 15.0));
+  h.backend.set(h.infer, Phase::inference, {5, 0});
+  RecordingObserver obs;
+  h.run(&obs);
+  for (const ItemRecord& it : obs.items) CHECK(it.batch_size == 2);
+  CHECK(obs.items.size() == 50);
+}
+
+TEST_CASE("the same seed gives the same run and a different seed a different one") {
+  auto once = [](std::uint64_t seed) {
+    Harness h;
+    h.scenario = base_scenario(30.0);
+    h.scenario.seed = seed;
+    h.scenario.training = training_spec(16);
+    h.scenario.inference.push_back(stream_spec("s0", 4, PoissonArrivals{40}));
+    h.backend.set(h.train, Phase::training, {30, 0});
+    h.backend.set(h.infer, Phase::inference, {12, 0});
+    RecordingObserver obs;
+    const RunResult r = h.run(&obs);
+    std::vector<Time> arrivals;
+    for (const RequestRecord& q : obs.requests) arrivals.push_back(q.arrival);
+    return std::make_pair(r, arrivals);
+  };
+  const auto [a, arrivals_a] = once(11);
+  const auto [b, arrivals_b] = once(11);
+  const auto [c, arrivals_c] = once(12);
+  CHECK(arrivals_a == arrivals_b);
+  CHECK(a.inference[0].arrived == b.inference[0].arrived);
+  CHECK(a.inference[0].latency.p99_ms == b.inference[0].latency.p99_ms);
+  CHECK(a.training->minibatches == b.training->minibatches);
+  CHECK(a.power.energy_j == b.power.energy_j);
+  CHECK(arrivals_a != arrivals_c);
+}
+
+TEST_CASE("piecewise rates produce the right number of requests in each segment") {
+  Harness h;
+  h.scenario = base_scenario(30.0);
+  PiecewiseArrivals p;
+  p.segments = {{0, 10}, {10, 0}, {20, 50}};
+  h.scenario.inference.push_back(stream_spec("s0", 1, p));
+  h.backend.set(h.infer, Phase::inference, {1, 0});
+  RecordingObserver obs;
+  const RunResult r = h.run(&obs);
+  std::size_t seg[3] = {0, 0, 0};
+  for (const RequestRecord& q : obs.requests) {
+    ++seg[q.arrival < 10 * kSecond ? 0 : q.arrival < 20 * kSecond ? 1 : 2];
+  }
+  CHECK(seg[0] == 100);
+  CHECK(seg[1] == 0);
+  CHECK(seg[2] == 500);
+  CHECK(r.inference[0].arrived == 600);
+  CHECK(r.inference[0].completed == 600);
+}
+
+TEST_CASE("trace replay reproduces the given arrival times exactly") {
+  Harness h;
+  h.scenario = base_scenario(2.0);
+  const std::vector<double> times{0.001, 0.0025, 0.5, 0.5, 1.75, 2.5};
+  h.scenario.inference.push_back(stream_spec("s0", 1, TraceArrivals{"t.csv", times}));
+  h.backend.set(h.infer, Phase::inference, {1, 0});
+  RecordingObserver obs;
+  const RunResult r = h.run(&obs);
+  REQUIRE(obs.requests.size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) CHECK(obs.requests[i].arrival == from_seconds(times[i]));
+  CHECK(r.inference[0].arrived == 5);
+  // The second request at 0.5 s waits for the first's 1 ms batch.
+  CHECK(obs.requests[3].completion - obs.requests[3].arrival == 2 * kMillisecond);
+}
+
+TEST_CASE("energy is integrated exactly: hand-computed total and window maximum") {
+  Harness h;
+  h.scenario = base_scenario(1.0);
+  h.scenario.budgets.power_window_s = 0.5;
+  h.scenario.training = training_spec(16, 1);
+  h.dataset_samples = 48;  // 3 minibatches of 100 ms
+  h.backend.set(h.train, Phase::training, {100, 0, {10, 5, 2}});
+  h.backend.set_idle({1, 1, 1});
+  RecordingObserver obs;
+  const RunResult r = h.run(&obs);
+  // 0.3 s at 17 W, 0.7 s at 3 W.
+  CHECK(r.power.energy_j == Approx(0.3 * 17 + 0.7 * 3));
+  CHECK(r.power.rail_energy_j[0] == Approx(0.3 * 10 + 0.7));
+  CHECK(r.power.avg_w == Approx(7.2));
+  CHECK(r.power.max_window_w == Approx((0.3 * 17 + 0.2 * 3) / 0.5));
+  CHECK(integrate(obs.power, obs.ended_at) == Approx(r.power.energy_j).epsilon(1e-12));
+  CHECK(r.gpu_utilization == Approx(0.3));
+  CHECK(r.training->gpu_busy_s == Approx(0.3));
+}
+
+TEST_CASE("energy equals the integral of the reported power in busy mixed runs") {
+  for (SharingPolicy policy : {SharingPolicy::managed, SharingPolicy::native,
+                               SharingPolicy::sequential}) {
+    Harness h;
+    h.scenario = base_scenario(20.0, policy);
+    h.scenario.training = training_spec(16, 3);
+    h.dataset_samples = 1000;
+    h.scenario.inference.push_back(stream_spec("s0", 4, PoissonArrivals{60}, 40.0));
+    h.scenario.inference.push_back(stream_spec("s1", 1, FixedArrivals{7}));
+    h.backend.set(h.train, Phase::training, {20, 2, {20, 4, 6}});
+    h.backend.set(h.infer, Phase::inference, {3, 1, {14, 3, 5}});
+    RecordingObserver obs;
+    const RunResult r = h.run(&obs);
+    INFO(r.gpu_sharing);
+    CHECK(obs.ended_at == 20 * kSecond);
+    CHECK(integrate(obs.power, obs.ended_at) == Approx(r.power.energy_j).epsilon(1e-9));
+    for (std::size_t i = 1; i < obs.power.size(); ++i) REQUIRE(obs.power[i].at >= obs.power[i - 1].at);
+    double rails = 0;
+    for (double e : r.power.rail_energy_j) rails += e;
+    CHECK(rails == Approx(r.power.energy_j));
+  }
+}
+
+TEST_CASE("requests are conserved and every latency covers its item's execution time") {
+  for (SharingPolicy policy : {SharingPolicy::managed, SharingPolicy::native}) {
+    Harness h;
+    h.scenario = base_scenario(15.0, policy);
+    h.scenario.training = training_spec(8);
+    h.scenario.inference.push_back(stream_spec("s0", 8, PoissonArrivals{100}, 30.0));
+    h.scenario.inference.push_back(stream_spec("s1", 2, FixedArrivals{20}));
+    h.backend.set(h.train, Phase::training, {25, 0});
+    h.backend.set(h.infer, Phase::inference, {4, 0.5});
+    RecordingObserver obs;
+    const RunResult r = h.run(&obs);
+    INFO(r.gpu_sharing);
+    std::map<std::pair<int, std::uint64_t>, const ItemRecord*> items;
+    for (const ItemRecord& it : obs.items) items[{it.context, it.item_id}] = &it;
+    for (const RequestRecord& q : obs.requests) {
+      const ItemRecord* it = items.at({q.stream + 1, q.batch_id});
+      REQUIRE(q.arrival <= q.dispatch);
+      REQUIRE(q.dispatch <= q.start);
+      REQUIRE(q.completion - q.arrival >= it->end - it->start);
+      REQUIRE(it->end - it->start >= it->standalone);
+    }
+    for (const StreamResult& s : r.inference) {
+      CHECK(s.arrived == s.completed + s.queued + s.dropped);
+      CHECK(s.arrived > 0);
+    }
+    CHECK(r.events_processed > 0);
+  }
+}
+
+TEST_CASE("epochs stop the training job, the last minibatch of an epoch being partial") {
+  Harness h;
+  h.scenario = base_scenario(2.0);
+  h.scenario.training = training_spec(16, 2);
+  h.dataset_samples = 40;  // minibatches of 16, 16, 8
+  h.backend.set(h.train, Phase::training, {0, 5});
+  RecordingObserver obs;
+  const RunResult r = h.run(&obs);
+  REQUIRE(r.training.has_value());
+  CHECK(r.training->minibatches == 6);
+  CHECK(r.training->samples == 80);
+  CHECK(r.training->epochs_completed == 2);
+  REQUIRE(r.training->epoch_time_s.size() == 2);
+  CHECK(r.training->epoch_time_s[0] == Approx(0.2));
+  CHECK(r.training->epoch_time_s[1] == Approx(0.2));
+  CHECK(r.training->samples_per_s == Approx(40.0));
+  CHECK(r.training->minibatches_per_s == Approx(3.0));
+  CHECK(r.training->fetch_stall_s == 0);
+  REQUIRE(obs.items.size() == 6);
+  CHECK(obs.items[2].batch_size == 8);
+  CHECK(obs.items.back().end == 400 * kMillisecond);
+}
+
+TEST_CASE("work in flight at the end is not counted as completed") {
+  Harness h;
+  h.scenario = base_scenario(0.25);
+  h.scenario.training = training_spec(16);
+  h.backend.set(h.train, Phase::training, {100, 0});
+  const RunResult r = h.run();
+  CHECK(r.training->minibatches == 2);
+  CHECK(r.training->gpu_busy_s == Approx(0.25));
+}
+
+TEST_CASE("batch 1 at 15 ms against 100 requests/s is unstable, and says why") {
+  Harness h;
+  h.scenario = base_scenario(60.0);
+  h.scenario.inference.push_back(stream_spec("resnet", 1, FixedArrivals{100}));
+  h.backend.set(h.infer, Phase::inference, {15, 0});
+  h.scenario.budgets.latency_ms = 1e9;
+  const RunResult r = h.run();
+  const StreamResult& s = r.inference[0];
+  CHECK_FALSE(s.stable);
+  CHECK_THAT(s.unstable_reason,
+             Catch::StartsWith("one batch of 1 takes 15.0 ms, longer than the 10.0 ms"));
+  CHECK_THAT(s.unstable_reason, Catch::Contains("backlog grew from"));
+  CHECK(r.budgets.latency_met == false);
+}
+
+TEST_CASE("batch 16 at 51.6 ms against 100 requests/s alone is stable") {
+  Harness h;
+  h.scenario = base_scenario(60.0);
+  h.scenario.inference.push_back(stream_spec("resnet", 16, FixedArrivals{100}));
+  h.backend.set(h.infer, Phase::inference, {51.6, 0});
+  const RunResult r = h.run();
+  const StreamResult& s = r.inference[0];
+  CHECK(s.stable);
+  CHECK(s.unstable_reason.empty());
+  CHECK(s.queued <= 16);  // at most the batch in flight at the end
+  CHECK(s.latency.max_ms == Approx(150 + 51.6));
+}
+
+TEST_CASE("an overloaded stream stops storing arrivals at its cap and counts them as dropped") {
+  Harness h;
+  h.scenario = base_scenario(100.0);
+  h.scenario.inference.push_back(stream_spec("flood", 1, FixedArrivals{1000}));
+  h.backend.set(h.infer, Phase::inference, {2, 0});  // serves 500/s
+  const RunResult r = h.run();
+  const StreamResult& s = r.inference[0];
+  CHECK_FALSE(s.stable);
+  CHECK(s.queued <= 30'000);  // cap = max(10,000, 30 s x 1000/s)
+  CHECK(s.dropped > 15'000);
+  CHECK(s.arrived == 100'000);
+  CHECK(s.arrived == s.completed + s.queued + s.dropped);
+  CHECK_THAT(s.unstable_reason, Catch::Contains("cap of 30,000 requests"));
+}
+
+TEST_CASE("budgets compare the chosen percentile and the chosen power measure") {
+  Harness h;
+  h.scenario = base_scenario(10.0);
+  h.scenario.inference.push_back(stream_spec("s0", 1, FixedArrivals{10}));
+  h.backend.set(h.infer, Phase::inference, {20, 0, {10, 0, 0}});
+  h.backend.set_idle({1, 0, 0});
+  h.scenario.budgets.latency_ms = 20;
+  h.scenario.budgets.power_w = 2.9;  // average 0.2 x 10 + 0.8 x 1 = 2.8 W
+  RunResult r = h.run();
+  CHECK(r.power.avg_w == Approx(2.8));
+  CHECK(r.budgets.latency_met == true);
+  CHECK(r.budgets.power_met == true);
+  h.scenario.budgets.latency_ms = 19.9;
+  h.scenario.budgets.power_kind = PowerBudgetKind::max_window;
+  r = h.run();
+  CHECK(r.budgets.latency_met == false);
+  CHECK(r.budgets.power_met == true);  // every 1 s window averages 2.8 W too
+  h.scenario.budgets = Budgets{};
+  r = h.run();
+  CHECK_FALSE(r.budgets.latency_met.has_value());
+  CHECK_FALSE(r.budgets.power_met.has_value());
+}
+
+TEST_CASE("settings a run cannot honour are input errors") {
+  Harness h;
+  h.scenario = base_scenario(0.0);
+  CHECK_THROWS_AS(h.run(), fulcrum::InputError);
+  h.scenario = base_scenario(1.0);
+  h.scenario.training = training_spec(16, 2);
+  h.dataset_samples = 0;
+  CHECK_THROWS_AS(h.run(), fulcrum::InputError);
+}
+
+TEST_CASE("completions are asked of the backend once per context and batch size") {
+  Harness h;
+  h.scenario = base_scenario(30.0);
+  h.scenario.training = training_spec(16);
+  h.scenario.inference.push_back(stream_spec("s0", 8, FixedArrivals{100}, 20.0));
+  h.backend.set(h.train, Phase::training, {30, 0});
+  h.backend.set(h.infer, Phase::inference, {5, 0});
+  h.run();
+  CHECK(h.backend.calls <= 1 + 8);
+}
