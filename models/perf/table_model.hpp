@@ -40,7 +40,7 @@ class TableModel : public PerfModel {
  public:
   struct Options {
     // Idle power as a share of the lowest busy power at the nearest mode, used only when no profile
-    // has `idle` rows. About half: at MAXN an Orin AGX draws ~21 W running MobileNetV3 at batch 1.
+    // has `idle` rows. A rough default, not a measurement (docs/MODEL.md, "Idle power").
     double idle_share_of_busy = 0.5;
   };
 
