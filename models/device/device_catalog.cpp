@@ -33,8 +33,8 @@ const DeviceSpec& DeviceCatalog::get(std::string_view name) const {
   if (const DeviceSpec* d = find(name)) return *d;
   std::string known;
   for (const DeviceSpec& d : devices_) known += (known.empty() ? "" : ", ") + d.name;
-  throw InputError("unknown device '" + std::string(name) + "' (known: " +
-                   (known.empty() ? "none" : known) + ")");
+  throw InputError("unknown device '" + std::string(name) +
+                   "' (known: " + (known.empty() ? "none" : known) + ")");
 }
 
 std::vector<std::string> DeviceCatalog::names() const {

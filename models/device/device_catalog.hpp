@@ -22,7 +22,7 @@ class DeviceCatalog {
   // nullptr when absent.
   const DeviceSpec* find(std::string_view name) const;
 
-  std::vector<std::string> names() const;                   // ascending
+  std::vector<std::string> names() const;                              // ascending
   const std::vector<DeviceSpec>& devices() const { return devices_; }  // sorted by name
   std::size_t size() const { return devices_.size(); }
   bool empty() const { return devices_.empty(); }

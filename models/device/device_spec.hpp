@@ -74,11 +74,15 @@ struct DeviceSpec {
 
   // Lookups by name; nullptr when absent.
   const Preset* find_preset(std::string_view preset_name) const {
-    for (const Preset& p : presets) if (p.name == preset_name) return &p;
+    for (const Preset& p : presets) {
+      if (p.name == preset_name) return &p;
+    }
     return nullptr;
   }
   const ModeGrid* find_grid(std::string_view grid_name) const {
-    for (const ModeGrid& g : grids) if (g.name == grid_name) return &g;
+    for (const ModeGrid& g : grids) {
+      if (g.name == grid_name) return &g;
+    }
     return nullptr;
   }
 

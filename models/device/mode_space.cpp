@@ -35,8 +35,7 @@ ModeSpace::ModeSpace(std::vector<int> cores, std::vector<double> cpu_khz,
 ModeSpace ModeSpace::full(const DeviceSpec& device) {
   std::vector<int> cores(static_cast<std::size_t>(std::max(device.cpu_cores, 0)));
   std::iota(cores.begin(), cores.end(), 1);
-  return ModeSpace(std::move(cores), device.cpu_khz, device.gpu_hz, device.emc_hz,
-                   device.gpu_tpcs);
+  return ModeSpace(std::move(cores), device.cpu_khz, device.gpu_hz, device.emc_hz, device.gpu_tpcs);
 }
 
 ModeSpace ModeSpace::grid(const DeviceSpec& device, std::string_view grid_name) {

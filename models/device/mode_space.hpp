@@ -26,7 +26,7 @@ class ModeSpace {
   static ModeSpace grid(const DeviceSpec& device, std::string_view grid_name);
 
   std::size_t size() const;
-  PowerMode at(std::size_t index) const;           // index < size()
+  PowerMode at(std::size_t index) const;  // index < size()
   // The index of a mode in this space; nullopt when any of its values is not on an axis.
   std::optional<std::size_t> index_of(const PowerMode& mode) const;
   std::vector<PowerMode> to_vector() const;

@@ -17,8 +17,8 @@ std::string format_mhz(double mhz) {
 }
 
 std::string PowerMode::label() const {
-  return std::to_string(cores) + "c/" + format_khz_as_mhz(cpu_khz) + "/" + format_hz_as_mhz(gpu_hz) +
-         "/" + format_hz_as_mhz(emc_hz) + " MHz";
+  return std::to_string(cores) + "c/" + format_khz_as_mhz(cpu_khz) + "/" +
+         format_hz_as_mhz(gpu_hz) + "/" + format_hz_as_mhz(emc_hz) + " MHz";
 }
 
 }  // namespace fulcrum::models

@@ -30,9 +30,9 @@ int active_tpcs(const DeviceSpec& device, const Preset& preset) {
   const int gated = std::popcount(preset.tpc_pg_mask);
   const int active = std::min(device.gpu_tpcs, slots - gated);
   if (active < 1 || (slots < 32 && (preset.tpc_pg_mask >> slots) != 0)) {
-    throw InputError("preset '" + preset.name + "' of device '" + device.name +
-                     "': tpc_pg_mask " + std::to_string(preset.tpc_pg_mask) + " does not fit " +
-                     std::to_string(slots) + " TPC slots with at least one TPC on");
+    throw InputError("preset '" + preset.name + "' of device '" + device.name + "': tpc_pg_mask " +
+                     std::to_string(preset.tpc_pg_mask) + " does not fit " + std::to_string(slots) +
+                     " TPC slots with at least one TPC on");
   }
   return active;
 }

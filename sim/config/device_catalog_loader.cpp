@@ -84,7 +84,8 @@ std::optional<double> read_cap(const YamlNode& preset, std::string_view key,
   const auto node = preset.optional(key);
   if (!node) return std::nullopt;
   const double v = node->as_double();
-  if (!(v > 0)) node->fail("must be > 0, got " + number_text(*node) + " (omit the key for uncapped)");
+  if (!(v > 0))
+    node->fail("must be > 0, got " + number_text(*node) + " (omit the key for uncapped)");
   if (!models::floor_to_table(table, v)) {
     node->fail("cap " + models::format_mhz(v * to_mhz) + " MHz is below the table (" +
                table_range(table, to_mhz) + ")");

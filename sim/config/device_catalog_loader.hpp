@@ -3,7 +3,8 @@
 // non-ascending tables, presets or grids that disagree with the tables are InputErrors naming
 // file:line:col and the key path.
 //
-//   models::DeviceCatalog catalog = load_device_catalog(std::string(FULCRUM_DATA_DIR) + "/devices");
+//   const std::string dir = std::string(FULCRUM_DATA_DIR) + "/devices";
+//   models::DeviceCatalog catalog = load_device_catalog(dir);
 #pragma once
 
 #include <string>

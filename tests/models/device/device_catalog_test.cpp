@@ -1,6 +1,7 @@
+#include "models/device/device_catalog.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "models/device/device_catalog.hpp"
 #include "models/error.hpp"
 #include "tests/models/device/orin_fixture.hpp"
 
@@ -21,7 +22,8 @@ TEST_CASE("a catalog finds devices by name and lists them in name order", "[devi
   catalog.add(named("orin-agx-64gb"));
   catalog.add(named("orin-nano-8gb"));
   REQUIRE(catalog.size() == 3);
-  CHECK(catalog.names() == std::vector<std::string>{"orin-agx-64gb", "orin-nano-8gb", "xavier-nx-8gb"});
+  CHECK(catalog.names() ==
+        std::vector<std::string>{"orin-agx-64gb", "orin-nano-8gb", "xavier-nx-8gb"});
   CHECK(catalog.devices().front().name == "orin-agx-64gb");
   CHECK(catalog.get("orin-nano-8gb").name == "orin-nano-8gb");
   REQUIRE(catalog.find("xavier-nx-8gb") != nullptr);

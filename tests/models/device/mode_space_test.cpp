@@ -1,10 +1,10 @@
-#include <catch2/catch.hpp>
+#include "models/device/mode_space.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 #include <tuple>
 
-#include "models/device/mode_space.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
 #include "tests/models/device/orin_fixture.hpp"
@@ -17,7 +17,8 @@ TEST_CASE("the Orin AGX 64GB has 12 x 29 x 13 x 4 = 18,096 power modes", "[mode_
   const std::vector<PowerMode> all = enumerate_all(orin);
   REQUIRE(all.size() == 18096);
   CHECK(std::set<PowerMode>(all.begin(), all.end()).size() == 18096);
-  CHECK(std::all_of(all.begin(), all.end(), [&](const PowerMode& m) { return is_valid_mode(orin, m); }));
+  CHECK(std::all_of(all.begin(), all.end(),
+                    [&](const PowerMode& m) { return is_valid_mode(orin, m); }));
 }
 
 TEST_CASE("mode spaces are ordered by cores, then CPU, GPU and EMC ascending", "[mode_space]") {
@@ -34,7 +35,8 @@ TEST_CASE("mode spaces are ordered by cores, then CPU, GPU and EMC ascending", "
   }));
 }
 
-TEST_CASE("named grids have PowerTrain's 4,368 and the inference grid's 441 modes", "[mode_space]") {
+TEST_CASE("named grids have PowerTrain's 4,368 and the inference grid's 441 modes",
+          "[mode_space]") {
   const DeviceSpec orin = testing::orin_agx_64gb();
   const std::vector<PowerMode> pt = enumerate_grid(orin, "powertrain-4368");
   REQUIRE(pt.size() == 4368);
@@ -43,7 +45,8 @@ TEST_CASE("named grids have PowerTrain's 4,368 and the inference grid's 441 mode
   const std::vector<PowerMode> pg = enumerate_grid(orin, "pagoda-441");
   REQUIRE(pg.size() == 441);
   CHECK(pg.front() == PowerMode{4, 422400, 114750000, 665600000, 8});
-  CHECK(std::all_of(pg.begin(), pg.end(), [&](const PowerMode& m) { return is_valid_mode(orin, m); }));
+  CHECK(std::all_of(pg.begin(), pg.end(),
+                    [&](const PowerMode& m) { return is_valid_mode(orin, m); }));
 }
 
 TEST_CASE("an unknown grid is an input error listing the known ones", "[mode_space]") {

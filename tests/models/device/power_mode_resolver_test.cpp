@@ -1,10 +1,10 @@
-#include <catch2/catch.hpp>
+#include "models/device/power_mode_resolver.hpp"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
 #include "tests/models/device/orin_fixture.hpp"
 
@@ -52,7 +52,7 @@ TEST_CASE("preset caps resolve to the largest table value at or below the cap", 
   CHECK(m15.cpu_khz == 1113600);
   CHECK(m15.gpu_hz == 318750000);
   CHECK(m15.emc_hz == 2133000000);
-  CHECK(m15.gpu_tpcs == 3);         // mask 248 gates TPCs 3..7
+  CHECK(m15.gpu_tpcs == 3);  // mask 248 gates TPCs 3..7
 
   const PowerMode m50 = resolve_preset(orin, "MODE_50W");
   CHECK(m50.label() == "12c/1497.6/726.75/3199 MHz");
@@ -88,10 +88,10 @@ TEST_CASE("requested frequencies snap to the nearest table value", "[resolver]")
   const DeviceSpec orin = testing::orin_agx_64gb();
   const PowerMode m = resolve_request(orin, {8, 1700, 1300, 3199});
   CHECK(m.cores == 8);
-  CHECK(m.cpu_khz == 1728000);   // 1700 is 28 MHz from 1728, 48.8 from 1651.2
+  CHECK(m.cpu_khz == 1728000);  // 1700 is 28 MHz from 1728, 48.8 from 1651.2
   CHECK(m.gpu_hz == 1300500000);
   CHECK(m.emc_hz == 3199000000);
-  CHECK(m.gpu_tpcs == 8);        // custom modes keep every TPC on
+  CHECK(m.gpu_tpcs == 8);  // custom modes keep every TPC on
   CHECK(resolve_request(orin, {8, 1670, 612, 1000}).cpu_khz == 1651200);
   CHECK(resolve_request(orin, {8, 1670, 612, 1000}).gpu_hz == 624750000);
   CHECK(resolve_request(orin, {8, 1670, 612, 1000}).emc_hz == 665600000);
@@ -112,7 +112,8 @@ TEST_CASE("a request exactly between two table values snaps to the higher", "[re
 TEST_CASE("fields left at zero mean the device maximum", "[resolver]") {
   const DeviceSpec orin = testing::orin_agx_64gb();
   CHECK(resolve_request(orin, {}) == max_mode(orin));
-  const PowerMode m = resolve_request(orin, {.cores = 0, .cpu_mhz = 0, .gpu_mhz = 612, .emc_mhz = 0});
+  const PowerMode m =
+      resolve_request(orin, {.cores = 0, .cpu_mhz = 0, .gpu_mhz = 612, .emc_mhz = 0});
   CHECK(m.cores == 12);
   CHECK(m.cpu_khz == 2201600);
   CHECK(m.gpu_hz == 624750000);

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "models/device/power_mode.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace fulcrum::models;
 

@@ -1,5 +1,6 @@
-#include <catch2/catch.hpp>
+#include "sim/config/device_catalog_loader.hpp"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -9,7 +10,6 @@
 #include "models/device/mode_space.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
-#include "sim/config/device_catalog_loader.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::models;
@@ -32,7 +32,8 @@ class TempDir {
  public:
   TempDir() {
     std::random_device rd;
-    path_ = fs::temp_directory_path() / ("fulcrum-devices-" + std::to_string(rd()) + std::to_string(rd()));
+    path_ = fs::temp_directory_path() /
+            ("fulcrum-devices-" + std::to_string(rd()) + std::to_string(rd()));
     fs::create_directories(path_);
   }
   ~TempDir() {
@@ -53,22 +54,23 @@ class TempDir {
 // A small valid device file; line numbers matter to the error tests below.
 std::vector<std::string> tiny_lines() {
   return {
-      "name: tiny",                                                      // 1
-      "soc: T000",                                                       // 2
-      "source: made up for tests",                                       // 3
-      "cpu: {arch: a78, cores: 4, clusters: 1}",                         // 4
-      "cpu_khz: [100000, 200000, 300000]",                               // 5
-      "gpu: {arch: g, sm_version: 87, tpcs: 2, cuda_cores: 256, tensor_cores: 8}",  // 6
-      "gpu_hz: [100000000, 200000000]",                                  // 7
-      "emc_hz: [500000000, 1000000000]",                                 // 8
-      "memory: {type: LPDDR5, gb: 8, bus_bits: 64}",                     // 9
-      "power: {rails: [VDD_IN]}",                                        // 10
-      "presets:",                                                        // 11
-      "  MAXN: {cores: 4, tpc_pg_mask: 0}",                              // 12
+      "name: tiny",                                                                     // 1
+      "soc: T000",                                                                      // 2
+      "source: made up for tests",                                                      // 3
+      "cpu: {arch: a78, cores: 4, clusters: 1}",                                        // 4
+      "cpu_khz: [100000, 200000, 300000]",                                              // 5
+      "gpu: {arch: g, sm_version: 87, tpcs: 2, cuda_cores: 256, tensor_cores: 8}",      // 6
+      "gpu_hz: [100000000, 200000000]",                                                 // 7
+      "emc_hz: [500000000, 1000000000]",                                                // 8
+      "memory: {type: LPDDR5, gb: 8, bus_bits: 64}",                                    // 9
+      "power: {rails: [VDD_IN]}",                                                       // 10
+      "presets:",                                                                       // 11
+      "  MAXN: {cores: 4, tpc_pg_mask: 0}",                                             // 12
       "  LOW: {cores: 2, cpu_max_khz: 250000, gpu_max_hz: 150000000, tpc_pg_mask: 2}",  // 13
-      "default_preset: MAXN",                                            // 14
-      "grids:",                                                          // 15
-      "  small: {cores: [2, 4], cpu_khz: [100000, 300000], gpu_hz: [200000000], emc_hz: [1000000000]}",  // 16
+      "default_preset: MAXN",                                                           // 14
+      "grids:",                                                                         // 15
+      "  small: {cores: [2, 4], cpu_khz: [100000, 300000], gpu_hz: [200000000], emc_hz: "
+      "[1000000000]}",  // 16
   };
 }
 
@@ -97,14 +99,18 @@ std::string error_with(std::size_t line, const std::string& text, std::string* f
   return "no error";
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
 
 }  // namespace
 
-TEST_CASE("every shipped device file loads and its presets resolve to valid modes", "[device_catalog_loader]") {
+TEST_CASE("every shipped device file loads and its presets resolve to valid modes",
+          "[device_catalog_loader]") {
   const DeviceCatalog& catalog = shipped();
-  CHECK(catalog.names() == std::vector<std::string>{"orin-agx-32gb", "orin-agx-64gb", "orin-nano-8gb",
-                                                    "xavier-agx-32gb", "xavier-nx-8gb"});
+  CHECK(catalog.names() == std::vector<std::string>{"orin-agx-32gb", "orin-agx-64gb",
+                                                    "orin-nano-8gb", "xavier-agx-32gb",
+                                                    "xavier-nx-8gb"});
   for (const DeviceSpec& d : catalog.devices()) {
     INFO(d.name);
     CHECK_FALSE(d.source.empty());
@@ -124,7 +130,8 @@ TEST_CASE("every shipped device file loads and its presets resolve to valid mode
   }
 }
 
-TEST_CASE("the shipped Orin AGX 64GB has 18,096 modes and the two published grids", "[device_catalog_loader]") {
+TEST_CASE("the shipped Orin AGX 64GB has 18,096 modes and the two published grids",
+          "[device_catalog_loader]") {
   const DeviceSpec& orin = shipped().get("orin-agx-64gb");
   CHECK(ModeSpace::full(orin).size() == 12 * 29 * 13 * 4);
   CHECK(enumerate_all(orin).size() == 18096);
@@ -135,7 +142,8 @@ TEST_CASE("the shipped Orin AGX 64GB has 18,096 modes and the two published grid
   CHECK(orin.memory_bandwidth_gbps(orin.emc_hz.back()) == Approx(204.7).margin(0.05));
 }
 
-TEST_CASE("the shipped Orin AGX 64GB presets resolve as nvpmodel caps on the JetPack 5 tables", "[device_catalog_loader]") {
+TEST_CASE("the shipped Orin AGX 64GB presets resolve as nvpmodel caps on the JetPack 5 tables",
+          "[device_catalog_loader]") {
   const DeviceSpec& orin = shipped().get("orin-agx-64gb");
   const PowerMode maxn = resolve_preset(orin, "MAXN");
   CHECK(maxn.label() == "12c/2201.6/1300.5/3199 MHz");
@@ -148,7 +156,8 @@ TEST_CASE("the shipped Orin AGX 64GB presets resolve as nvpmodel caps on the Jet
   CHECK(m15.label() == "4c/1113.6/318.75/2133 MHz");
   CHECK(m15.gpu_tpcs == 3);
   CHECK(resolve_request(orin, {8, 1700, 1300, 0}).label() == "8c/1728/1300.5/3199 MHz");
-  CHECK_THROWS_WITH(resolve_request(orin, {0, 5000, 0, 0}), "cpu_mhz 5000 outside 115.2..2201.6 MHz");
+  CHECK_THROWS_WITH(resolve_request(orin, {0, 5000, 0, 0}),
+                    "cpu_mhz 5000 outside 115.2..2201.6 MHz");
 }
 
 TEST_CASE("the shipped Orin AGX 64GB tables match the reference facts", "[device_catalog_loader]") {
@@ -223,22 +232,26 @@ TEST_CASE("malformed YAML is reported with file, line and column", "[device_cata
   CHECK(err.find("malformed YAML") != std::string::npos);
 }
 
-TEST_CASE("an unknown key is reported at its line and column with the allowed keys", "[device_catalog_loader]") {
+TEST_CASE("an unknown key is reported at its line and column with the allowed keys",
+          "[device_catalog_loader]") {
   std::string file;
   const std::string err = error_with(17, "colour: red", &file);
   CHECK(starts_with(err, file + ":17:1: colour: unknown key 'colour' (allowed: name, soc,"));
-  const std::string nested =
-      error_with(6, "gpu: {arch: g, sm_version: 87, tpcs: 2, cuda_cores: 256, tensor_cores: 8, fp64: 1}", &file);
+  const std::string nested = error_with(
+      6, "gpu: {arch: g, sm_version: 87, tpcs: 2, cuda_cores: 256, tensor_cores: 8, fp64: 1}",
+      &file);
   CHECK(starts_with(nested, file + ":6:75: gpu.fp64: unknown key 'fp64'"));
 }
 
-TEST_CASE("a table that is not ascending is reported at the offending entry", "[device_catalog_loader]") {
+TEST_CASE("a table that is not ascending is reported at the offending entry",
+          "[device_catalog_loader]") {
   std::string file;
   const std::string err = error_with(5, "cpu_khz: [100000, 300000, 200000]", &file);
   CHECK(err == file + ":5:27: cpu_khz[2]: not ascending: 200000 after 300000");
   CHECK(error_with(8, "emc_hz: []").find("emc_hz: must not be empty") != std::string::npos);
-  CHECK(error_with(7, "gpu_hz: [100000000, fast]").find("gpu_hz[1]: expected a number, got 'fast'") !=
-        std::string::npos);
+  CHECK(
+      error_with(7, "gpu_hz: [100000000, fast]").find("gpu_hz[1]: expected a number, got 'fast'") !=
+      std::string::npos);
 }
 
 TEST_CASE("an unknown default preset is reported with the known ones", "[device_catalog_loader]") {
@@ -247,26 +260,38 @@ TEST_CASE("an unknown default preset is reported with the known ones", "[device_
   CHECK(err == file + ":14:17: default_preset: unknown preset 'TURBO' (known: MAXN, LOW)");
 }
 
-TEST_CASE("presets that disagree with the device are reported at the preset key", "[device_catalog_loader]") {
-  CHECK(error_with(13, "  LOW: {cores: 9}").find("presets.LOW.cores: must be in 1..4, got 9") != std::string::npos);
+TEST_CASE("presets that disagree with the device are reported at the preset key",
+          "[device_catalog_loader]") {
+  CHECK(error_with(13, "  LOW: {cores: 9}").find("presets.LOW.cores: must be in 1..4, got 9") !=
+        std::string::npos);
   CHECK(error_with(13, "  LOW: {cores: 2, cpu_max_khz: 50000}")
-            .find("presets.LOW.cpu_max_khz: cap 50 MHz is below the table (100..300 MHz)") != std::string::npos);
-  CHECK(error_with(13, "  LOW: {cores: 2, gpu_max_hz: -1}").find("(omit the key for uncapped)") != std::string::npos);
-  CHECK(error_with(13, "  LOW: {cores: 2, tpc_pg_mask: 3}").find("presets.LOW.tpc_pg_mask: gates every TPC") !=
+            .find("presets.LOW.cpu_max_khz: cap 50 MHz is below the table (100..300 MHz)") !=
         std::string::npos);
-  CHECK(error_with(13, "  LOW: {cores: 2, tpc_pg_mask: 4}").find("presets.LOW.tpc_pg_mask: must be a bit mask") !=
+  CHECK(error_with(13, "  LOW: {cores: 2, gpu_max_hz: -1}").find("(omit the key for uncapped)") !=
         std::string::npos);
-  CHECK(error_with(13, "  LOW: {cores: 2, turbo: true}").find("presets.LOW.turbo: unknown key") != std::string::npos);
+  CHECK(error_with(13, "  LOW: {cores: 2, tpc_pg_mask: 3}")
+            .find("presets.LOW.tpc_pg_mask: gates every TPC") != std::string::npos);
+  CHECK(error_with(13, "  LOW: {cores: 2, tpc_pg_mask: 4}")
+            .find("presets.LOW.tpc_pg_mask: must be a bit mask") != std::string::npos);
+  CHECK(error_with(13, "  LOW: {cores: 2, turbo: true}").find("presets.LOW.turbo: unknown key") !=
+        std::string::npos);
 }
 
-TEST_CASE("grid values that are not table values are reported at the entry", "[device_catalog_loader]") {
+TEST_CASE("grid values that are not table values are reported at the entry",
+          "[device_catalog_loader]") {
   std::string file;
-  const std::string err = error_with(
-      16, "  small: {cores: [2, 4], cpu_khz: [100000, 250000], gpu_hz: [200000000], emc_hz: [1000000000]}", &file);
+  const std::string err = error_with(16,
+                                     "  small: {cores: [2, 4], cpu_khz: [100000, 250000], gpu_hz: "
+                                     "[200000000], emc_hz: [1000000000]}",
+                                     &file);
   CHECK(starts_with(err, file + ":16:"));
-  CHECK(err.find("grids.small.cpu_khz[1]: 250000 is not a value of the device's cpu_khz table") != std::string::npos);
-  CHECK(error_with(16, "  small: {cores: [2, 8], cpu_khz: [100000], gpu_hz: [200000000], emc_hz: [1000000000]}")
-            .find("grids.small.cores[1]: must be in 1..4, got 8") != std::string::npos);
+  CHECK(err.find("grids.small.cpu_khz[1]: 250000 is not a value of the device's cpu_khz table") !=
+        std::string::npos);
+  CHECK(
+      error_with(
+          16,
+          "  small: {cores: [2, 8], cpu_khz: [100000], gpu_hz: [200000000], emc_hz: [1000000000]}")
+          .find("grids.small.cores[1]: must be in 1..4, got 8") != std::string::npos);
 }
 
 TEST_CASE("a device whose name differs from its file name is rejected", "[device_catalog_loader]") {
