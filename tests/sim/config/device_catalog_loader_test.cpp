@@ -20,10 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kDevices = std::string(FULCRUM_DATA_DIR) + "/devices";
+const std::string devices_dir = std::string(FULCRUM_DATA_DIR) + "/devices";
 
 const DeviceCatalog& shipped() {
-  static const DeviceCatalog catalog = load_device_catalog(kDevices);
+  static const DeviceCatalog catalog = load_device_catalog(devices_dir);
   return catalog;
 }
 
