@@ -1,0 +1,273 @@
+// Properties of the analytic model that must hold for any sensible coefficients: monotonicity in
+// every clock, growth with batch size, power rising with GPU clock, idle below busy.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "models/error.hpp"
+#include "models/perf/analytic_model.hpp"
+#include "models/perf/reference_anchors.hpp"
+#include "models/workload/workload_catalog.hpp"
+
+using namespace fulcrum::models;
+
+namespace {
+
+// Orin AGX 64GB, by hand from the reference devices.yaml (JetPack 5 GPU table).
+DeviceSpec orin() {
+  DeviceSpec d;
+  d.name = "orin-agx-64gb";
+  d.cpu_cores = 12;
+  d.cpu_clusters = 3;
+  d.cpu_khz = {115200,  192000,  268800,  345600,  422400,  499200,  576000,  652800,
+               729600,  806400,  883200,  960000,  1036800, 1113600, 1190400, 1267200,
+               1344000, 1420800, 1497600, 1574400, 1651200, 1728000, 1804800, 1881600,
+               1958400, 2035200, 2112000, 2188800, 2201600};
+  d.gpu_tpcs = 8;
+  d.gpu_sms = 16;
+  d.cuda_cores = 2048;
+  d.gpu_hz = {114750000, 216750000, 318750000, 420750000,  522750000,  624750000, 726750000,
+              828750000, 930750000, 1032750000, 1134750000, 1236750000, 1300500000};
+  d.emc_hz = {204000000, 665600000, 2133000000, 3199000000};
+  d.memory_bus_bits = 256;
+  d.module_peak_w = 60;
+  d.rails = {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"};
+  return d;
+}
+
+// Coefficients of the order the Orin fit produces (docs/MODEL.md).
+AnalyticCoefficients typical() {
+  AnalyticCoefficients c;
+  c.eff_compute = 0.9;
+  c.eff_matmul = 0.3;
+  c.eff_memory = 0.5;
+  c.launch_us = 80;
+  c.overhead_ms = 0.1;
+  c.launch_overlap = 0.05;
+  c.static_w = 15;
+  c.gpu_dynamic_w = 30;
+  c.memory_dynamic_w = 10;
+  c.cpu_dynamic_w = 3;
+  return c;
+}
+
+// A workload made of given layers, the same for every batch size times the batch.
+class SyntheticWorkload : public Workload {
+ public:
+  SyntheticWorkload(std::string name, std::vector<LayerWork> per_sample)
+      : name_(std::move(name)), layers_(std::move(per_sample)) {}
+  const std::string& name() const override { return name_; }
+  const std::string& task() const override { return task_; }
+  double parameters() const override { return 0; }
+  double forward_flops_per_sample() const override { return total(layers_).flops; }
+  double input_bytes_per_sample() const override { return 0; }
+  std::vector<LayerWork> layer_work(Phase phase, int batch_size) const override {
+    std::vector<LayerWork> out = layers_;
+    const double k = batch_size * (phase == Phase::training ? 3.0 : 1.0);
+    for (auto& l : out) {
+      l.flops *= k;
+      l.bytes *= k;
+    }
+    return out;
+  }
+
+ private:
+  std::string name_;
+  std::string task_ = "synthetic";
+  std::vector<LayerWork> layers_;
+};
+
+PowerMode with_gpu(PowerMode m, double hz) { m.gpu_hz = hz; return m; }
+PowerMode with_emc(PowerMode m, double hz) { m.emc_hz = hz; return m; }
+PowerMode with_cpu(PowerMode m, double khz) { m.cpu_khz = khz; return m; }
+
+double time_ms(const AnalyticModel& model, const DeviceSpec& d, const PowerMode& m,
+               const Workload& w, Phase phase, int batch) {
+  return model.predict({d, m, w, phase, batch}).time_ms;
+}
+
+}  // namespace
+
+TEST_CASE("a compute-bound layer gets faster with every step of GPU frequency") {
+  const DeviceSpec d = orin();
+  const AnalyticModel model(typical());
+  const SyntheticWorkload w("gemm", {{"conv", "conv", 5e9, 1e6, 1}});
+  double previous = 1e300;
+  for (double hz : d.gpu_hz) {
+    const double t = time_ms(model, d, with_gpu(maxn_mode(d), hz), w, Phase::inference, 1);
+    CHECK(t < previous);
+    previous = t;
+  }
+}
+
+TEST_CASE("no catalog model gets slower with more GPU, EMC or CPU frequency") {
+  const DeviceSpec d = orin();
+  const AnalyticModel model(typical());
+  for (const char* name : {"lenet5", "resnet18", "mobilenetv3-large", "resnet50", "bert-large"}) {
+    const Workload& w = workload_catalog().get(name);
+    INFO(name);
+    for (Phase phase : {Phase::inference, Phase::training}) {
+      double prev = 1e300;
+      for (double hz : d.gpu_hz) {
+        const double t = time_ms(model, d, with_gpu(maxn_mode(d), hz), w, phase, 16);
+        CHECK(t <= prev);
+        prev = t;
+      }
+      prev = 1e300;
+      for (double hz : d.emc_hz) {
+        const double t = time_ms(model, d, with_emc(maxn_mode(d), hz), w, phase, 16);
+        CHECK(t <= prev);
+        prev = t;
+      }
+      prev = 1e300;
+      for (double khz : d.cpu_khz) {
+        const double t = time_ms(model, d, with_cpu(maxn_mode(d), khz), w, phase, 16);
+        CHECK(t <= prev);
+        prev = t;
+      }
+    }
+  }
+}
+
+TEST_CASE("a memory-bound layer speeds up with EMC frequency and not with GPU frequency") {
+  const DeviceSpec d = orin();
+  AnalyticCoefficients c = typical();
+  c.launch_us = 0;
+  c.overhead_ms = 0;
+  const AnalyticModel model(c);
+  const SyntheticWorkload w("copy", {{"copy", "add", 1e6, 1e9, 1}});
+  const PowerMode maxn = maxn_mode(d);
+  const double fast = time_ms(model, d, maxn, w, Phase::inference, 1);
+  CHECK(time_ms(model, d, with_emc(maxn, 2133000000), w, Phase::inference, 1) ==
+        Approx(fast * 3199.0 / 2133.0));
+  CHECK(time_ms(model, d, with_gpu(maxn, 624750000), w, Phase::inference, 1) == Approx(fast));
+}
+
+TEST_CASE("a launch-bound model speeds up with CPU frequency in proportion to the clock") {
+  const DeviceSpec d = orin();
+  const AnalyticModel model(typical());
+  const SyntheticWorkload w("tiny", std::vector<LayerWork>(20, {"op", "act", 1e3, 1e3, 1}));
+  const PowerMode maxn = maxn_mode(d);
+  const double fast = time_ms(model, d, maxn, w, Phase::inference, 1);
+  const double slow = time_ms(model, d, with_cpu(maxn, 1113600), w,
+                              Phase::inference, 1);
+  CHECK(slow > fast * 1.9);
+}
+
+TEST_CASE("minibatch time grows with batch size") {
+  const DeviceSpec d = orin();
+  const AnalyticModel model(typical());
+  for (const char* name : {"resnet50", "mobilenetv3-large", "yolov8n"}) {
+    const Workload& w = workload_catalog().get(name);
+    INFO(name);
+    double prev = 0;
+    for (int b : {1, 2, 4, 8, 16, 32, 64}) {
+      const double t = time_ms(model, d, maxn_mode(d), w, Phase::inference, b);
+      CHECK(t > prev);
+      prev = t;
+    }
+    CHECK(time_ms(model, d, maxn_mode(d), w, Phase::training, 16) >
+          time_ms(model, d, maxn_mode(d), w, Phase::inference, 16));
+  }
+}
+
+TEST_CASE("fewer powered TPCs make a compute-bound layer slower") {
+  const DeviceSpec d = orin();
+  AnalyticCoefficients c = typical();
+  c.launch_us = 0;
+  c.overhead_ms = 0;
+  const AnalyticModel model(c);
+  const SyntheticWorkload w("gemm", {{"conv", "conv", 5e9, 1e6, 1}});
+  PowerMode half = maxn_mode(d);
+  half.gpu_tpcs = 4;
+  CHECK(time_ms(model, d, half, w, Phase::inference, 1) ==
+        Approx(2 * time_ms(model, d, maxn_mode(d), w, Phase::inference, 1)).epsilon(0.01));
+}
+
+TEST_CASE("module power grows with GPU frequency for the same minibatch") {
+  const DeviceSpec d = orin();
+  const AnalyticModel model(typical());
+  for (const char* name : {"resnet50", "lenet5"}) {
+    const Workload& w = workload_catalog().get(name);
+    INFO(name);
+    double prev = 0;
+    for (double hz : d.gpu_hz) {
+      const double p =
+          model.predict({d, with_gpu(maxn_mode(d), hz), w, Phase::training, 16}).power.module_w();
+      CHECK(p > prev);
+      prev = p;
+    }
+  }
+}
+
+TEST_CASE("idle power is below busy power, per rail and in total, in every preset-like mode") {
+  const DeviceSpec d = orin();
+  const AnalyticModel model(typical());
+  const Workload& w = workload_catalog().get("resnet18");
+  for (double hz : {420750000.0, 828750000.0, 1300500000.0}) {
+    for (int cores : {4, 8, 12}) {
+      PowerMode m = with_gpu(maxn_mode(d), hz);
+      m.cores = cores;
+      const RailPower idle = model.idle_power(d, m);
+      const RailPower busy = model.predict({d, m, w, Phase::training, 16}).power;
+      REQUIRE(idle.power_w.size() == 3);
+      REQUIRE(busy.power_w.size() == 3);
+      for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(idle.power_w[i] > 0);
+        CHECK(idle.power_w[i] <= busy.power_w[i]);
+      }
+      CHECK(idle.module_w() < busy.module_w());
+    }
+  }
+}
+
+TEST_CASE("idle power at MAXN is the static power and falls in slower modes") {
+  const DeviceSpec d = orin();
+  const AnalyticModel model(typical());
+  CHECK(model.idle_power(d, maxn_mode(d)).module_w() == Approx(typical().static_w));
+  PowerMode slow = maxn_mode(d);
+  slow.cores = 4;
+  slow.gpu_hz = 420750000;
+  slow.emc_hz = 2133000000;
+  CHECK(model.idle_power(d, slow).module_w() < typical().static_w);
+}
+
+TEST_CASE("predictions on the calibration device are modelled and on others extrapolated") {
+  const DeviceSpec d = orin();
+  DeviceSpec other = orin();
+  other.name = "orin-agx-32gb";
+  other.gpu_tpcs = 7;
+  other.cuda_cores = 1792;
+  const AnalyticModel model(typical());
+  const Workload& w = workload_catalog().get("resnet18");
+  CHECK(model.predict({d, maxn_mode(d), w, Phase::training, 16}).provenance ==
+        Provenance::modelled);
+  CHECK(model.predict({other, maxn_mode(other), w, Phase::training, 16}).provenance ==
+        Provenance::extrapolated);
+}
+
+TEST_CASE("rails without Orin names are matched by keyword and a single rail takes everything") {
+  DeviceSpec xavier = orin();
+  xavier.rails = {"GPU", "CPU", "SOC", "CV", "VDDRQ", "SYS5V"};
+  const RailMap m = rail_map(xavier);
+  CHECK(m.gpu_soc == 0);
+  CHECK(m.cpu == 1);
+  CHECK(m.sys == 5);
+  DeviceSpec nano = orin();
+  nano.rails = {"VDD_IN"};
+  const AnalyticModel model(typical());
+  const RailPower p = model.idle_power(nano, maxn_mode(nano));
+  REQUIRE(p.power_w.size() == 1);
+  CHECK(p.power_w[0] == Approx(model.idle_power(orin(), maxn_mode(orin())).module_w()));
+}
+
+TEST_CASE("a zero batch size or a mode without GPU cores is an input error") {
+  const DeviceSpec d = orin();
+  const AnalyticModel model(typical());
+  const Workload& w = workload_catalog().get("resnet18");
+  CHECK_THROWS_AS(model.predict({d, maxn_mode(d), w, Phase::inference, 0}), fulcrum::InputError);
+  PowerMode none = maxn_mode(d);
+  none.gpu_tpcs = 0;
+  CHECK_THROWS_AS(model.predict({d, none, w, Phase::inference, 1}), fulcrum::InputError);
+}
