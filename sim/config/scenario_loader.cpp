@@ -23,6 +23,16 @@ constexpr double kMaxDurationS = 1e7;
 constexpr double kMaxRatePerS = 1e6;
 constexpr int kMaxBatchSize = 1 << 16;
 
+// The YAML spelling of each policy.
+const char* policy_name(SharingPolicy policy) {
+  switch (policy) {
+    case SharingPolicy::managed: return "managed";
+    case SharingPolicy::native: return "native";
+    case SharingPolicy::sequential: return "sequential";
+  }
+  return "managed";
+}
+
 std::string format_number(double v) {
   std::ostringstream s;
   s << v;
@@ -184,7 +194,7 @@ class ScenarioReader {
   static SharingPolicy read_policy(const YamlNode& n) {
     const std::string s = n.as_string();
     for (SharingPolicy p : {SharingPolicy::managed, SharingPolicy::native, SharingPolicy::sequential}) {
-      if (s == to_string(p)) return p;
+      if (s == policy_name(p)) return p;
     }
     n.fail("unknown policy '" + s + "' (known: managed, native, sequential)");
   }
@@ -423,15 +433,6 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
 }
 
 }  // namespace
-
-const char* to_string(SharingPolicy policy) {
-  switch (policy) {
-    case SharingPolicy::managed: return "managed";
-    case SharingPolicy::native: return "native";
-    case SharingPolicy::sequential: return "sequential";
-  }
-  return "managed";
-}
 
 void ScenarioSources::record(const std::string& key_path, SourceLocation where) {
   by_path_[key_path] = std::move(where);

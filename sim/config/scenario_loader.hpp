@@ -72,7 +72,4 @@ ResolvedScenario resolve(const Scenario& scenario, const models::DeviceCatalog& 
 ResolvedScenario load_and_resolve(const std::string& path, const std::vector<std::string>& overrides,
                                   const models::DeviceCatalog& devices);
 
-// Names of the values a field accepts, shared with the documentation and the CLI.
-const char* to_string(SharingPolicy policy);
-
 }  // namespace fulcrum::sim

@@ -1,0 +1,87 @@
+#include "sim/cli/scenario_run.hpp"
+#include "sim/cli/version.hpp"
+
+#include <chrono>
+#include <cstdlib>
+
+#include "backends/simulated_backend.hpp"
+#include "models/perf/analytic_model.hpp"
+#include "sim/config/calibration_loader.hpp"
+#include "sim/config/device_catalog_loader.hpp"
+#include "sim/report/output_writer.hpp"
+#include "sim/report/run_json.hpp"
+#include "sim/report/summary.hpp"
+#include "sim/runtime/runner.hpp"
+
+namespace fulcrum::sim {
+
+namespace {
+
+constexpr const char* kFallbackCalibration = "orin-agx-64gb";
+
+}  // namespace
+
+std::string default_data_dir() {
+  if (const char* env = std::getenv("FULCRUM_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  return FULCRUM_DATA_DIR;
+}
+
+std::unique_ptr<models::PerfModel> load_perf_model(const std::string& data_dir,
+                                                   const models::DeviceSpec& device) {
+  std::string file = calibration_path(data_dir, device.name);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) file = calibration_path(data_dir, kFallbackCalibration);
+  return std::make_unique<models::AnalyticModel>(load_calibration(file));
+}
+
+PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options) {
+  PreparedRun p;
+  p.devices = std::make_unique<models::DeviceCatalog>(
+      load_device_catalog((std::filesystem::path(options.data_dir) / "devices").string()));
+  p.resolved = resolve(load_scenario_with_sources(scenario_path, options.overrides), *p.devices);
+  if (options.seed) p.resolved.scenario.seed = *options.seed;
+  p.perf_model = load_perf_model(options.data_dir, *p.resolved.device);
+  p.backend = std::make_unique<backends::SimulatedBackend>(*p.resolved.device, *p.perf_model);
+  return p;
+}
+
+RunResult simulate(PreparedRun& prepared, RunObserver* observer) {
+  return run(prepared.resolved.setup(), *prepared.backend, observer);
+}
+
+ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesystem::path>& out_dir,
+                         const std::vector<std::string>& command_line) {
+  ScenarioRun r{std::move(prepared), {}, {}, {}, 0};
+  const Scenario& scenario = r.prepared.resolved.scenario;
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed_s = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (!out_dir) {
+    r.result = simulate(r.prepared);
+    r.summary_json = summary_json(r.result, scenario);
+    r.wall_s = elapsed_s();
+    return r;
+  }
+  OutputWriter writer(*out_dir, scenario, r.prepared.resolved.device->rails);
+  r.result = simulate(r.prepared, &writer);
+  writer.finish(r.result);
+  r.summary_json = summary_json(r.result, scenario);
+  r.wall_s = elapsed_s();
+  RunInfo info;
+  info.wall_s = r.wall_s;
+  info.events_processed = r.result.events_processed;
+  info.fulcrum_version = kFulcrumVersion;
+  info.command_line = command_line;
+  write_run_json(*out_dir, info);
+  r.outputs = writer.outputs();
+  r.outputs.push_back(*out_dir / "run.json");
+  return r;
+}
+
+ScenarioRun run_scenario_file(const std::string& scenario_path, const RunOptions& options,
+                              const std::vector<std::string>& command_line) {
+  return run_prepared(prepare_run(scenario_path, options), options.out_dir, command_line);
+}
+
+}  // namespace fulcrum::sim

@@ -1,0 +1,77 @@
+// One scenario file run end to end, as `fulcrum run` does it: load and resolve the scenario, build
+// the simulated backend on the calibrated analytic model, run, and write the output files.
+// The tests and benchmarks call these directly instead of going through a subprocess.
+//
+//   ScenarioRun r = run_scenario_file("scenarios/quickstart.yaml", {.out_dir = "out/quickstart"});
+//   std::cout << r.summary_json;
+//
+//   PreparedRun p = prepare_run("scenarios/quickstart.yaml");   // load + resolve once
+//   RunResult result = simulate(p);                              // then time just this
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "models/device/device_catalog.hpp"
+#include "models/perf/perf_model.hpp"
+#include "sim/config/scenario_loader.hpp"
+#include "sim/runtime/run_observer.hpp"
+#include "sim/runtime/run_result.hpp"
+
+namespace fulcrum::sim {
+
+// The shipped data folder (device files, calibration): $FULCRUM_DATA_DIR when set, otherwise
+// the models/data folder of the source tree this was built from.
+std::string default_data_dir();
+
+struct RunOptions {
+  std::vector<std::string> overrides;              // "key.path=value" (--set)
+  std::optional<std::uint64_t> seed;               // replaces the scenario's seed (--seed)
+  std::optional<std::filesystem::path> out_dir;    // absent: no files are written
+  std::string data_dir = default_data_dir();
+};
+
+// Everything a run needs, loaded and resolved, with stable addresses (the backend and the
+// resolved scenario point into the catalog and the model).
+struct PreparedRun {
+  std::unique_ptr<models::DeviceCatalog> devices;
+  ResolvedScenario resolved;
+  std::unique_ptr<models::PerfModel> perf_model;
+  std::unique_ptr<backends::Backend> backend;
+};
+
+// The calibrated analytic model for a device: <data_dir>/calibration/<device>.yaml, or the
+// Orin AGX 64GB calibration (extrapolated by the model to the device) when the device has none.
+std::unique_ptr<models::PerfModel> load_perf_model(const std::string& data_dir,
+                                                   const models::DeviceSpec& device);
+
+// Loads, applies overrides and --seed, resolves, builds the model and the backend. Bad input
+// throws InputError before anything is written anywhere.
+PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options = {});
+
+// One run of a prepared scenario; `observer` may be null.
+RunResult simulate(PreparedRun& prepared, RunObserver* observer = nullptr);
+
+struct ScenarioRun {
+  PreparedRun prepared;
+  RunResult result;
+  std::string summary_json;                        // the document written as summary.json
+  std::vector<std::filesystem::path> outputs;      // files written (empty without out_dir)
+  double wall_s = 0;                               // host time of simulate + outputs
+};
+
+// simulate, with the output writers into `out_dir` when given (created if needed; results
+// appear only when the run succeeded) and run.json beside them.
+ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesystem::path>& out_dir,
+                         const std::vector<std::string>& command_line = {});
+
+// prepare_run + run_prepared into options.out_dir.
+ScenarioRun run_scenario_file(const std::string& scenario_path, const RunOptions& options = {},
+                              const std::vector<std::string>& command_line = {});
+
+}  // namespace fulcrum::sim
