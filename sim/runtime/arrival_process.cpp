@@ -29,6 +29,7 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const RngStreams& stream
     kind_ = Kind::fixed;
     rate_per_s_ = fixed->rate_per_s;
     nominal_rate_per_s_ = rate_per_s_;
+    period_ns_ = 1e9 / rate_per_s_;
   } else if (const auto* poisson = std::get_if<PoissonArrivals>(&spec)) {
     require_positive_rate(poisson->rate_per_s, stream_name);
     kind_ = Kind::poisson;
@@ -72,7 +73,9 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const RngStreams& stream
 
 std::optional<Time> ArrivalProcess::checked(double t_s) {
   if (!(t_s < end_s_ + 1)) return std::nullopt;  // far past the end: avoid Time overflow
-  const Time t = from_seconds(t_s);
+  // Round to the nearest nanosecond; t_s >= 0, so truncating t + 0.5 is that rounding, without
+  // the library call of llround on the hot path.
+  const Time t = static_cast<Time>(t_s * 1e9 + 0.5);
   if (t >= end_) return std::nullopt;
   return t;
 }
@@ -86,9 +89,11 @@ std::optional<Time> ArrivalProcess::next() {
   switch (kind_) {
     case Kind::fixed: {
       // Computed from k, not by adding gaps, so rounding never accumulates.
-      const double t_s = static_cast<double>(count_) / rate_per_s_;
+      const double t_ns = static_cast<double>(count_) * period_ns_;
       ++count_;
-      return checked(t_s);
+      const Time t = static_cast<Time>(t_ns + 0.5);
+      if (t >= end_) return std::nullopt;
+      return t;
     }
     case Kind::poisson:
       t_s_ += rng_.exponential(rate_per_s_);

@@ -5,7 +5,7 @@
 //   while (std::optional<Time> t = a.next()) { ... }   // ascending, every t < end
 //
 // Rules (docs/METRICS.md, "Arrival processes"):
-//  - fixed: request k arrives at k / rate, so the first arrives at t = 0.
+//  - fixed: request k arrives at k / rate (rounded to the nanosecond), the first at t = 0.
 //  - poisson: exponential gaps drawn from the stream's own RNG stream "arrivals/<name>"; the first
 //    arrival is one gap after t = 0.
 //  - piecewise, evenly spaced: within segment [a, b) at rate r, arrivals at a + j / r for
@@ -54,6 +54,7 @@ class ArrivalProcess {
   Time end_;
   double end_s_;
   double rate_per_s_ = 0;
+  double period_ns_ = 0;               // fixed: 1e9 / rate
   double nominal_rate_per_s_ = 0;
   Rng rng_;
   std::uint64_t count_ = 0;            // arrivals produced (fixed) or within the segment (even)
