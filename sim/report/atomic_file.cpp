@@ -17,21 +17,35 @@ AtomicFile::AtomicFile(std::filesystem::path final_path)
                      std::strerror(errno));
   }
   std::setvbuf(file_, nullptr, _IONBF, 0);  // we buffer ourselves, in large chunks
-  buffer_.reserve(kFlushBytes + (kFlushBytes >> 2));
+  buffer_ = std::make_unique_for_overwrite<char[]>(kCapacityBytes);
 }
 
 AtomicFile::~AtomicFile() {
   if (!published_) discard();
 }
 
-void AtomicFile::flush() {
-  if (buffer_.empty()) return;
+void AtomicFile::write(std::string_view s) {
+  if (s.size() <= kMaxReserveBytes) {
+    char* p = reserve(s.size());
+    std::memcpy(p, s.data(), s.size());
+    commit(p + s.size());
+    return;
+  }
+  flush();
+  write_raw(s.data(), s.size());
+}
+
+void AtomicFile::write_raw(const char* data, std::size_t size) {
   if (file_ == nullptr) throw Error("write to a closed output file " + temp_path_.string());
-  const std::size_t written = std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
-  if (written != buffer_.size()) {
+  if (std::fwrite(data, 1, size, file_) != size) {
     throw Error("cannot write output file " + temp_path_.string() + ": " + std::strerror(errno));
   }
-  buffer_.clear();
+}
+
+void AtomicFile::flush() {
+  if (size_ == 0) return;
+  write_raw(buffer_.get(), size_);
+  size_ = 0;
 }
 
 void AtomicFile::close() {
@@ -61,7 +75,7 @@ void AtomicFile::discard() noexcept {
     std::fclose(file_);
     file_ = nullptr;
   }
-  buffer_.clear();
+  size_ = 0;
   std::error_code ec;
   std::filesystem::remove(temp_path_, ec);  // best effort: nothing more can be done here
 }

@@ -3,12 +3,15 @@
 // looks like a result. Output is buffered in large chunks (rows stream to disk; memory stays flat).
 //
 //   AtomicFile f(out_dir / "requests.csv");   // writes out_dir/requests.csv.partial
-//   f.buffer() += "a,b\n"; f.maybe_flush();
+//   f.write("a,b\n");
+//   char* p = f.reserve(64); p = put_integer(p, 42); *p++ = '\n'; f.commit(p);  // hot rows
 //   f.close(); f.publish();                    // now out_dir/requests.csv exists
 #pragma once
 
+#include <cassert>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -23,15 +26,18 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  // Append here, then call maybe_flush(); the buffer goes to disk once it holds ~1 MiB.
-  std::string& buffer() { return buffer_; }
-  void maybe_flush() {
-    if (buffer_.size() >= kFlushBytes) flush();
+  // Room for at most `max_bytes` (<= kMaxReserveBytes) at the end of the buffer; write there, then
+  // commit() the end of what was written. Nothing else may touch the file in between.
+  char* reserve(std::size_t max_bytes) {
+    assert(max_bytes <= kMaxReserveBytes);
+    if (size_ + max_bytes > kCapacityBytes) flush();
+    return buffer_.get() + size_;
   }
-  void write(std::string_view s) {
-    buffer_.append(s);
-    maybe_flush();
+  void commit(char* end) {
+    size_ = static_cast<std::size_t>(end - buffer_.get());
+    if (size_ >= kFlushBytes) flush();
   }
+  void write(std::string_view s);
   void flush();       // throws fulcrum::Error on a write failure (disk full, ...)
 
   void close();       // flushes and closes the temporary; throws fulcrum::Error on failure
@@ -42,13 +48,18 @@ class AtomicFile {
   const std::filesystem::path& temp_path() const { return temp_path_; }
   bool is_published() const { return published_; }
 
-  static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;   // ~1 MiB per write()
+  static constexpr std::size_t kMaxReserveBytes = std::size_t{1} << 16;
+  static constexpr std::size_t kCapacityBytes = kFlushBytes + kMaxReserveBytes;
 
  private:
+  void write_raw(const char* data, std::size_t size);
+
   std::filesystem::path final_path_;
   std::filesystem::path temp_path_;
   std::FILE* file_ = nullptr;
-  std::string buffer_;
+  std::unique_ptr<char[]> buffer_;
+  std::size_t size_ = 0;
   bool published_ = false;
 };
 

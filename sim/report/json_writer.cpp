@@ -1,9 +1,6 @@
 #include "sim/report/json_writer.hpp"
 
 #include <cassert>
-#include <charconv>
-#include <cmath>
-#include <system_error>
 
 namespace fulcrum::sim {
 
@@ -33,67 +30,34 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
-namespace {
-
-// Writes a finite double with kReportSignificantDigits digits, shortest form; false if non-finite.
-bool append_finite(std::string& out, double v) {
-  if (!std::isfinite(v)) return false;
-  if (v == 0) v = 0;  // folds -0 into 0
-  char buf[64];
-  auto [end, ec] =
-      std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, kReportSignificantDigits);
-  assert(ec == std::errc());
-  out.append(buf, end);
-  return true;
-}
-
-}  // namespace
-
 void append_json_number(std::string& out, double v) {
-  if (!append_finite(out, v)) out += "null";
+  char buf[kMaxNumberChars];
+  char* end = put_double(buf, v);
+  if (end == buf) {
+    out += "null";
+  } else {
+    out.append(buf, end);
+  }
 }
 
-void append_csv_number(std::string& out, double v) { append_finite(out, v); }
+void append_csv_number(std::string& out, double v) {
+  char buf[kMaxNumberChars];
+  out.append(buf, put_double(buf, v));
+}
 
 void append_integer(std::string& out, std::int64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  assert(ec == std::errc());
-  out.append(buf, end);
+  char buf[kMaxNumberChars];
+  out.append(buf, put_integer(buf, v));
 }
 
 void append_integer(std::string& out, std::uint64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  assert(ec == std::errc());
-  out.append(buf, end);
+  char buf[kMaxNumberChars];
+  out.append(buf, put_integer(buf, v));
 }
 
 void append_fixed_decimal(std::string& out, std::int64_t value, int decimals) {
-  assert(decimals >= 0 && decimals <= 18);
-  std::uint64_t scale = 1;
-  for (int i = 0; i < decimals; ++i) scale *= 10;
-  // Magnitude as unsigned so that INT64_MIN is representable.
-  const bool negative = value < 0;
-  const std::uint64_t mag = negative ? ~static_cast<std::uint64_t>(value) + 1
-                                     : static_cast<std::uint64_t>(value);
-  const std::uint64_t whole = mag / scale;
-  std::uint64_t frac = mag % scale;
-  if (negative && mag != 0) out.push_back('-');
-  append_integer(out, whole);
-  if (frac == 0) return;
-  int digits = decimals;
-  while (frac % 10 == 0) {  // drop trailing zeros
-    frac /= 10;
-    --digits;
-  }
-  char buf[20];
-  for (int i = digits - 1; i >= 0; --i) {
-    buf[i] = static_cast<char>('0' + frac % 10);
-    frac /= 10;
-  }
-  out.push_back('.');
-  out.append(buf, static_cast<std::size_t>(digits));
+  char buf[kMaxNumberChars];
+  out.append(buf, put_fixed_decimal(buf, value, decimals));
 }
 
 void JsonWriter::newline_indent() {

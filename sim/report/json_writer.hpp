@@ -12,11 +12,9 @@
 #include <string_view>
 #include <vector>
 
-namespace fulcrum::sim {
+#include "sim/report/number_format.hpp"
 
-// Significant digits of every double written by the report code: enough for nanosecond times of
-// runs up to ~27 hours (in seconds) and for any measured power or energy, short enough to read.
-inline constexpr int kReportSignificantDigits = 12;
+namespace fulcrum::sim {
 
 // Appends `s` as a JSON string literal (quotes included): escapes '"', '\\' and every control
 // character below 0x20 (\b \f \n \r \t by name, the rest as \u00XX). Other bytes pass through, so

@@ -1,6 +1,6 @@
 #include "sim/report/minibatches_csv.hpp"
 
-#include "sim/report/json_writer.hpp"
+#include "sim/report/number_format.hpp"
 
 namespace fulcrum::sim {
 
@@ -12,28 +12,28 @@ MinibatchesCsv::MinibatchesCsv(std::filesystem::path final_path)
 void MinibatchesCsv::on_item(const ItemRecord& item) {
   double energy_j = 0;
   for (double e : item.rail_energy_j) energy_j += e;
-  std::string& b = file_.buffer();
-  append_integer(b, static_cast<std::int64_t>(item.context));
-  b.push_back(',');
-  b += models::to_string(item.phase);
-  b.push_back(',');
-  append_integer(b, item.item_id);
-  b.push_back(',');
-  append_integer(b, static_cast<std::int64_t>(item.batch_size));
-  b.push_back(',');
-  append_fixed_decimal(b, item.start, 9);
-  b.push_back(',');
-  append_fixed_decimal(b, item.end, 9);
-  b.push_back(',');
-  append_fixed_decimal(b, item.end - item.start, 6);
-  b.push_back(',');
-  append_fixed_decimal(b, item.standalone, 6);
-  b.push_back(',');
-  append_fixed_decimal(b, item.fetch_stall, 6);
-  b.push_back(',');
-  append_csv_number(b, energy_j);
-  b.push_back('\n');
-  file_.maybe_flush();
+  char* p = file_.reserve(10 * kMaxNumberChars);
+  p = put_integer(p, static_cast<std::int64_t>(item.context));
+  *p++ = ',';
+  for (const char* k = models::to_string(item.phase); *k != '\0'; ++k) *p++ = *k;
+  *p++ = ',';
+  p = put_integer(p, item.item_id);
+  *p++ = ',';
+  p = put_integer(p, static_cast<std::int64_t>(item.batch_size));
+  *p++ = ',';
+  p = put_fixed_decimal(p, item.start, 9);
+  *p++ = ',';
+  p = put_fixed_decimal(p, item.end, 9);
+  *p++ = ',';
+  p = put_fixed_decimal(p, item.end - item.start, 6);
+  *p++ = ',';
+  p = put_fixed_decimal(p, item.standalone, 6);
+  *p++ = ',';
+  p = put_fixed_decimal(p, item.fetch_stall, 6);
+  *p++ = ',';
+  p = put_double(p, energy_j);
+  *p++ = '\n';
+  file_.commit(p);
 }
 
 }  // namespace fulcrum::sim

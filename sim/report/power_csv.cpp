@@ -2,7 +2,7 @@
 
 #include <cassert>
 
-#include "sim/report/json_writer.hpp"
+#include "sim/report/number_format.hpp"
 
 namespace fulcrum::sim {
 
@@ -25,19 +25,20 @@ std::string PowerCsv::header(const std::vector<std::string>& rails) {
 }
 
 void PowerCsv::emit_samples_before(Time limit) {
-  std::string& b = file_.buffer();
   double module_w = 0;
-  for (double p : current_w_) module_w += p;
+  for (double w : current_w_) module_w += w;
+  const std::size_t row_bytes = (current_w_.size() + 2) * (kMaxNumberChars + 1);
   for (Time t = next_k_ * period_; t < limit && t <= end_; t = ++next_k_ * period_) {
-    append_fixed_decimal(b, t, 9);
-    for (double p : current_w_) {
-      b.push_back(',');
-      append_csv_number(b, p);
+    char* p = file_.reserve(row_bytes);
+    p = put_fixed_decimal(p, t, 9);
+    for (double w : current_w_) {
+      *p++ = ',';
+      p = put_double(p, w);
     }
-    b.push_back(',');
-    append_csv_number(b, module_w);
-    b.push_back('\n');
-    file_.maybe_flush();
+    *p++ = ',';
+    p = put_double(p, module_w);
+    *p++ = '\n';
+    file_.commit(p);
   }
 }
 

@@ -1,6 +1,6 @@
 #include "sim/report/requests_csv.hpp"
 
-#include "sim/report/json_writer.hpp"
+#include "sim/report/number_format.hpp"
 
 namespace fulcrum::sim {
 
@@ -9,24 +9,24 @@ RequestsCsv::RequestsCsv(std::filesystem::path final_path) : FileObserver(std::m
 }
 
 void RequestsCsv::on_request(const RequestRecord& r) {
-  std::string& b = file_.buffer();
-  append_integer(b, static_cast<std::int64_t>(r.stream));
-  b.push_back(',');
-  append_integer(b, r.request_id);
-  b.push_back(',');
-  append_integer(b, r.batch_id);
-  b.push_back(',');
-  append_fixed_decimal(b, r.arrival, 9);
-  b.push_back(',');
-  append_fixed_decimal(b, r.dispatch, 9);
-  b.push_back(',');
-  append_fixed_decimal(b, r.start, 9);
-  b.push_back(',');
-  append_fixed_decimal(b, r.completion, 9);
-  b.push_back(',');
-  append_fixed_decimal(b, r.completion - r.arrival, 6);
-  b.push_back('\n');
-  file_.maybe_flush();
+  char* p = file_.reserve(8 * kMaxNumberChars);
+  p = put_integer(p, static_cast<std::int64_t>(r.stream));
+  *p++ = ',';
+  p = put_integer(p, r.request_id);
+  *p++ = ',';
+  p = put_integer(p, r.batch_id);
+  *p++ = ',';
+  p = put_fixed_decimal(p, r.arrival, 9);
+  *p++ = ',';
+  p = put_fixed_decimal(p, r.dispatch, 9);
+  *p++ = ',';
+  p = put_fixed_decimal(p, r.start, 9);
+  *p++ = ',';
+  p = put_fixed_decimal(p, r.completion, 9);
+  *p++ = ',';
+  p = put_fixed_decimal(p, r.completion - r.arrival, 6);
+  *p++ = '\n';
+  file_.commit(p);
 }
 
 }  // namespace fulcrum::sim

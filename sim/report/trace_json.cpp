@@ -2,15 +2,31 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <string>
 
 #include "sim/report/json_writer.hpp"
+#include "sim/report/number_format.hpp"
 
 namespace fulcrum::sim {
 
 namespace {
 
-void append_us(std::string& b, Time t) { append_fixed_decimal(b, t, 3); }
+template <std::size_t N>
+char* put_literal(char* p, const char (&s)[N]) {
+  std::memcpy(p, s, N - 1);
+  return p + (N - 1);
+}
+
+char* put_text(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+
+char* put_us(char* p, Time t) { return put_fixed_decimal(p, t, 3); }
+
+// Room for an event's fixed text and numbers, beyond any precomputed prefix.
+constexpr std::size_t kEventBytes = 256 + 8 * kMaxNumberChars;
 
 }  // namespace
 
@@ -32,18 +48,28 @@ TraceJson::TraceJson(std::filesystem::path final_path, std::vector<std::string> 
     const int pid = kFirstStreamPid + static_cast<int>(i);
     metadata(pid, std::nullopt, "process_name", "Stream " + stream_names_[i], pid);
   }
-}
-
-void TraceJson::begin_event() {
-  std::string& b = file_.buffer();
-  if (!first_event_) b += ",\n";
-  first_event_ = false;
+  // Counter events differ only in their numbers: build their leading text once.
+  auto counter_prefix = [](int pid, const std::string& name) {
+    std::string s = ",\n{\"ph\":\"C\",\"pid\":";
+    append_integer(s, static_cast<std::int64_t>(pid));
+    s += ",\"name\":";
+    append_json_string(s, name);
+    s += ",\"ts\":";
+    return s;
+  };
+  for (const auto& rail : rails_) power_prefix_.push_back(counter_prefix(kPowerPid, rail + "_w"));
+  power_prefix_.push_back(counter_prefix(kPowerPid, "module_w"));
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    streams_[i].queue_prefix =
+        counter_prefix(kFirstStreamPid + static_cast<int>(i), "queued_requests");
+  }
 }
 
 void TraceJson::metadata(int pid, std::optional<int> tid, const char* what, std::string_view name,
                          int sort_index) {
-  begin_event();
-  std::string& b = file_.buffer();
+  std::string b;
+  if (!first_event_) b += ",\n";
+  first_event_ = false;
   b += "{\"ph\":\"M\",\"pid\":";
   append_integer(b, static_cast<std::int64_t>(pid));
   if (tid) {
@@ -54,9 +80,8 @@ void TraceJson::metadata(int pid, std::optional<int> tid, const char* what, std:
   b += what;
   b += "\",\"args\":{\"name\":";
   append_json_string(b, name);
-  b += "}}";
+  b += "}},\n";
   // Keep tracks in a fixed order (training, streams by index, power) rather than by name.
-  begin_event();
   b += "{\"ph\":\"M\",\"pid\":";
   append_integer(b, static_cast<std::int64_t>(pid));
   if (tid) {
@@ -67,36 +92,40 @@ void TraceJson::metadata(int pid, std::optional<int> tid, const char* what, std:
   b += ",\"args\":{\"sort_index\":";
   append_integer(b, static_cast<std::int64_t>(sort_index));
   b += "}}";
+  file_.write(b);
 }
 
 void TraceJson::on_item(const ItemRecord& item) {
-  begin_event();
-  std::string& b = file_.buffer();
+  assert(!first_event_);  // the constructor's metadata came first
   const bool training = item.phase == models::Phase::training;
-  b += "{\"ph\":\"X\",\"pid\":";
-  append_integer(b, static_cast<std::int64_t>(kGpuPid));
-  b += ",\"tid\":";
-  append_integer(b, static_cast<std::int64_t>(item.context));
-  b += training ? ",\"cat\":\"training\",\"name\":\"train " : ",\"cat\":\"inference\",\"name\":\"batch ";
-  append_integer(b, item.item_id);
-  b += "\",\"ts\":";
-  append_us(b, item.start);
-  b += ",\"dur\":";
-  append_us(b, item.end - item.start);
-  b += ",\"args\":{\"batch_size\":";
-  append_integer(b, static_cast<std::int64_t>(item.batch_size));
-  b += ",\"standalone_ms\":";
-  append_fixed_decimal(b, item.standalone, 6);
-  if (training) {
-    b += ",\"fetch_stall_ms\":";
-    append_fixed_decimal(b, item.fetch_stall, 6);
-  }
   double energy_j = 0;
   for (double e : item.rail_energy_j) energy_j += e;
-  b += ",\"energy_j\":";
-  append_json_number(b, energy_j);
-  b += "}}";
-  file_.maybe_flush();
+  char* p = file_.reserve(kEventBytes);
+  p = put_literal(p, ",\n{\"ph\":\"X\",\"pid\":");
+  p = put_integer(p, static_cast<std::int64_t>(kGpuPid));
+  p = put_literal(p, ",\"tid\":");
+  p = put_integer(p, static_cast<std::int64_t>(item.context));
+  p = training ? put_literal(p, ",\"cat\":\"training\",\"name\":\"train ")
+               : put_literal(p, ",\"cat\":\"inference\",\"name\":\"batch ");
+  p = put_integer(p, item.item_id);
+  p = put_literal(p, "\",\"ts\":");
+  p = put_us(p, item.start);
+  p = put_literal(p, ",\"dur\":");
+  p = put_us(p, item.end - item.start);
+  p = put_literal(p, ",\"args\":{\"batch_size\":");
+  p = put_integer(p, static_cast<std::int64_t>(item.batch_size));
+  p = put_literal(p, ",\"standalone_ms\":");
+  p = put_fixed_decimal(p, item.standalone, 6);
+  if (training) {
+    p = put_literal(p, ",\"fetch_stall_ms\":");
+    p = put_fixed_decimal(p, item.fetch_stall, 6);
+  }
+  p = put_literal(p, ",\"energy_j\":");
+  char* number = p;
+  p = put_double(p, energy_j);
+  if (p == number) p = put_literal(p, "null");
+  p = put_literal(p, "}}");
+  file_.commit(p);
 }
 
 void TraceJson::on_request(const RequestRecord& r) {
@@ -110,7 +139,7 @@ void TraceJson::on_request(const RequestRecord& r) {
     s.open = OpenBatch{r.batch_id, r.dispatch, r.start, r.completion, r.arrival, 0};
   }
   OpenBatch& b = *s.open;
-  if (r.arrival < b.first_arrival) b.first_arrival = r.arrival;
+  b.first_arrival = std::min(b.first_arrival, r.arrival);
   ++b.requests;
 }
 
@@ -130,48 +159,45 @@ void TraceJson::emit_batch(int stream, const OpenBatch& batch) {
     if (lane > 0) lane_name += " (lane " + std::to_string(lane + 1) + ")";
     metadata(pid, static_cast<int>(lane), "thread_name", lane_name, static_cast<int>(lane));
   }
-  begin_event();
-  std::string& b = file_.buffer();
-  b += "{\"ph\":\"X\",\"pid\":";
-  append_integer(b, static_cast<std::int64_t>(pid));
-  b += ",\"tid\":";
-  append_integer(b, static_cast<std::int64_t>(lane));
-  b += ",\"cat\":\"batch\",\"name\":\"batch ";
-  append_integer(b, batch.batch_id);
-  b += "\",\"ts\":";
-  append_us(b, batch.dispatch);
-  b += ",\"dur\":";
-  append_us(b, batch.completion - batch.dispatch);
-  b += ",\"args\":{\"requests\":";
-  append_integer(b, batch.requests);
-  b += ",\"wait_ms\":";
-  append_fixed_decimal(b, batch.start - batch.dispatch, 6);
-  b += ",\"max_latency_ms\":";
-  append_fixed_decimal(b, batch.completion - batch.first_arrival, 6);
-  b += "}}";
-  file_.maybe_flush();
+  char* p = file_.reserve(kEventBytes);
+  p = put_literal(p, ",\n{\"ph\":\"X\",\"pid\":");
+  p = put_integer(p, static_cast<std::int64_t>(pid));
+  p = put_literal(p, ",\"tid\":");
+  p = put_integer(p, static_cast<std::uint64_t>(lane));
+  p = put_literal(p, ",\"cat\":\"batch\",\"name\":\"batch ");
+  p = put_integer(p, batch.batch_id);
+  p = put_literal(p, "\",\"ts\":");
+  p = put_us(p, batch.dispatch);
+  p = put_literal(p, ",\"dur\":");
+  p = put_us(p, batch.completion - batch.dispatch);
+  p = put_literal(p, ",\"args\":{\"requests\":");
+  p = put_integer(p, batch.requests);
+  p = put_literal(p, ",\"wait_ms\":");
+  p = put_fixed_decimal(p, batch.start - batch.dispatch, 6);
+  p = put_literal(p, ",\"max_latency_ms\":");
+  p = put_fixed_decimal(p, batch.completion - batch.first_arrival, 6);
+  p = put_literal(p, "}}");
+  file_.commit(p);
 }
 
 void TraceJson::on_power(Time at, const std::vector<double>& rail_power_w) {
   assert(rail_power_w.size() == rails_.size());
-  std::string& b = file_.buffer();
   double module_w = 0;
-  for (std::size_t r = 0; r <= rails_.size(); ++r) {
+  for (std::size_t r = 0; r < power_prefix_.size(); ++r) {
     const bool is_module = r == rails_.size();
     const double w = is_module ? module_w : rail_power_w[r];
-    if (!is_module) module_w += w;
-    begin_event();
-    b += "{\"ph\":\"C\",\"pid\":";
-    append_integer(b, static_cast<std::int64_t>(kPowerPid));
-    b += ",\"name\":";
-    append_json_string(b, is_module ? std::string("module_w") : rails_[r] + "_w");
-    b += ",\"ts\":";
-    append_us(b, at);
-    b += ",\"args\":{\"w\":";
-    append_json_number(b, w);
-    b += "}}";
+    module_w += is_module ? 0 : w;
+    const std::string& prefix = power_prefix_[r];
+    char* p = file_.reserve(prefix.size() + kEventBytes);
+    p = put_text(p, prefix);
+    p = put_us(p, at);
+    p = put_literal(p, ",\"args\":{\"w\":");
+    char* number = p;
+    p = put_double(p, w);
+    if (p == number) p = put_literal(p, "null");
+    p = put_literal(p, "}}");
+    file_.commit(p);
   }
-  file_.maybe_flush();
 }
 
 void TraceJson::on_queue_length(int stream, Time at, std::size_t queued) {
@@ -179,16 +205,13 @@ void TraceJson::on_queue_length(int stream, Time at, std::size_t queued) {
   StreamState& s = streams_[static_cast<std::size_t>(stream)];
   if (s.last_queued == queued) return;  // unchanged: the counter already shows it
   s.last_queued = queued;
-  begin_event();
-  std::string& b = file_.buffer();
-  b += "{\"ph\":\"C\",\"pid\":";
-  append_integer(b, static_cast<std::int64_t>(kFirstStreamPid + stream));
-  b += ",\"name\":\"queued_requests\",\"ts\":";
-  append_us(b, at);
-  b += ",\"args\":{\"requests\":";
-  append_integer(b, static_cast<std::uint64_t>(queued));
-  b += "}}";
-  file_.maybe_flush();
+  char* p = file_.reserve(s.queue_prefix.size() + kEventBytes);
+  p = put_text(p, s.queue_prefix);
+  p = put_us(p, at);
+  p = put_literal(p, ",\"args\":{\"requests\":");
+  p = put_integer(p, static_cast<std::uint64_t>(queued));
+  p = put_literal(p, "}}");
+  file_.commit(p);
 }
 
 void TraceJson::on_end(Time /*end*/) {

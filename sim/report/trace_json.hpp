@@ -47,10 +47,10 @@ class TraceJson final : public FileObserver {
     std::optional<OpenBatch> open;
     std::vector<Time> lane_end;                  // latest end of each lane's batches
     std::optional<std::size_t> last_queued;
+    std::string queue_prefix;                    // its counter event up to the timestamp
   };
 
   void write_tail(Time end) override;
-  void begin_event();
   void emit_batch(int stream, const OpenBatch& b);
   void metadata(int pid, std::optional<int> tid, const char* what, std::string_view name,
                 int sort_index);
@@ -58,6 +58,7 @@ class TraceJson final : public FileObserver {
   std::vector<std::string> rails_;
   std::vector<std::string> stream_names_;
   std::vector<StreamState> streams_;
+  std::vector<std::string> power_prefix_;        // per rail, then module: counter text up to "ts"
   bool first_event_ = true;
 };
 
