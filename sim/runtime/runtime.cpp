@@ -401,11 +401,13 @@ std::string Runtime::instability_reason(int stream, std::size_t backlog_end) {
                              with_commas(backlog_end) + " requests";
   std::string reason;
   if (rate > 0 && batch_ms >= fill_ms) {
+    const std::string fill =
+        s.batch_size == 1
+            ? format("the %.1f ms between arrivals at %.1f/s: ", fill_ms, rate)
+            : format("the %.1f ms in which %.0f requests arrive at %.1f/s: ", fill_ms,
+                     static_cast<double>(s.batch_size), rate);
     reason = "one batch of " + std::to_string(s.batch_size) +
-             format(" takes %.1f ms, longer than the %.1f ms in which %.0f requests arrive at "
-                    "%.1f/s: ",
-                    batch_ms, fill_ms, static_cast<double>(s.batch_size), rate) +
-             growth;
+             format(" takes %.1f ms, longer than ", batch_ms) + fill + growth;
   } else if (std::optional<std::string> starved = policy_->starvation_reason(stream + 1)) {
     reason = *starved + ": " + growth;
   } else {
