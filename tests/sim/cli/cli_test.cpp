@@ -1,0 +1,237 @@
+// Runs the built `fulcrum` executable and checks exit statuses and the one-line error messages of
+// every class of bad input (DESIGN.md section 7).
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "sim/cli/cli.hpp"
+#include "sim/cli/version.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A scratch folder with scenario files; removed at the end of the test.
+struct Sandbox {
+  fs::path dir;
+  Sandbox() {
+    static int counter = 0;
+    dir = fs::temp_directory_path() /
+          ("fulcrum-cli-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(dir);
+  }
+  ~Sandbox() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return (dir / name).string();
+  }
+  Outcome fulcrum(const std::string& args) const {
+    const fs::path out = dir / "stdout.txt";
+    const fs::path err = dir / "stderr.txt";
+    const std::string cmd = quote(FULCRUM_BINARY) + " " + args + " >" + quote(out.string()) + " 2>" +
+                            quote(err.string());
+    const int raw = std::system(cmd.c_str());
+    Outcome o;
+    o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    o.out = slurp(out);
+    o.err = slurp(err);
+    return o;
+  }
+};
+
+const char* kGood = R"(version: 1
+name: cli-good
+duration_s: 20
+device: {model: orin-agx-64gb, power_mode: MAXN}
+training: {workload: mobilenetv3-large, dataset: gld23k, batch_size: 16}
+inference:
+  - workload: resnet50
+    batch_size: 16
+    arrivals: {process: fixed, rate_per_s: 100}
+)";
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("every class of bad input exits 2 with one located line and writes no results", "[cli]") {
+  Sandbox box;
+  box.write("traces-empty.csv", "arrival_s\n");
+  box.write("traces-unsorted.csv", "arrival_s\n0.5\n0.25\n");
+  struct Case {
+    std::string what;
+    std::string scenario_text;   // written as case.yaml; empty: use `args` as given
+    std::string extra_args;
+    std::string expect;          // regex the single stderr line must match
+  };
+  const std::string f = "[^:]*case\\.yaml";
+  const std::vector<Case> cases = {
+      {"malformed YAML", "version: 1\ntraining: {workload: [resnet50\n", "", "^" + f + ":\\d+:\\d+: malformed YAML"},
+      {"unknown key", std::string(kGood) + "colour: blue\n", "", "^" + f + ":10:1: colour: unknown key"},
+      {"wrong type", replace(kGood, "duration_s: 20", "duration_s: [20]"), "", "^" + f + ":3:13: duration_s: "},
+      {"negative rate", replace(kGood, "rate_per_s: 100", "rate_per_s: -100"), "",
+       "^" + f + ":9:\\d+: inference\\[0\\]\\.arrivals\\.rate_per_s: must be > 0"},
+      {"zero rate", replace(kGood, "rate_per_s: 100", "rate_per_s: 0"), "",
+       "^" + f + ":9:\\d+: inference\\[0\\]\\.arrivals\\.rate_per_s: must be > 0"},
+      {"NaN", replace(kGood, "rate_per_s: 100", "rate_per_s: .nan"), "",
+       "^" + f + ":9:\\d+: inference\\[0\\]\\.arrivals\\.rate_per_s: "},
+      {"unknown device", replace(kGood, "model: orin-agx-64gb", "model: jetson-tx9"), "",
+       "^" + f + ":4:\\d+: device\\.model: unknown device 'jetson-tx9'"},
+      {"unknown workload", replace(kGood, "workload: resnet50", "workload: resnet51"), "",
+       "^" + f + ":7:\\d+: inference\\[0\\]\\.workload: unknown workload 'resnet51'"},
+      {"99 cores", replace(kGood, "power_mode: MAXN", "cores: 99"), "", "^" + f + ":4:\\d+: device\\.cores: "},
+      {"5 GHz CPU", replace(kGood, "power_mode: MAXN", "cpu_mhz: 5000"), "", "^" + f + ":4:\\d+: device\\.cpu_mhz: "},
+      {"empty trace", replace(kGood, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces-empty.csv}"),
+       "", "traces-empty\\.csv: empty trace"},
+      {"unsorted trace",
+       replace(kGood, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces-unsorted.csv}"), "",
+       "traces-unsorted\\.csv:3:1: arrival_s: arrival times must be non-decreasing"},
+      {"version 2", replace(kGood, "version: 1", "version: 2"), "", "^" + f + ":1:10: version: unsupported version 2"},
+      {"bad --set value", kGood, "--set inference[0].batch_size=0", "^--set: inference\\[0\\]\\.batch_size: "},
+      {"bad --set path", kGood, "--set 'inference[x]=1'", "^--set: "},
+      {"--set of an unknown key", kGood, "--set colour=blue", "^--set: colour: unknown key"},
+      {"bad --seed", kGood, "--seed -3", "^--seed: "},
+      {"unknown option", kGood, "--frobnicate", "^fulcrum run: "},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const std::string scenario = box.write("case.yaml", c.scenario_text);
+    const fs::path out = box.dir / ("out-" + std::to_string(&c - cases.data()));
+    const Outcome o = box.fulcrum("run " + quote(scenario) + " --out " + quote(out.string()) + " " + c.extra_args);
+    INFO("stderr: " << o.err);
+    CHECK(o.status == 2);
+    CHECK(count_lines(o.err) == 1);
+    CHECK(std::regex_search(o.err, std::regex(c.expect)));
+    CHECK(o.out.empty());
+    CHECK_FALSE(fs::exists(out / "summary.json"));
+    CHECK((!fs::exists(out) || fs::is_empty(out)));
+  }
+}
+
+TEST_CASE("a missing scenario file exits 2 naming the file", "[cli]") {
+  Sandbox box;
+  const Outcome o = box.fulcrum("run " + quote((box.dir / "nope.yaml").string()) + " --out " +
+                                quote((box.dir / "out").string()));
+  CHECK(o.status == 2);
+  CHECK(o.err.find("nope.yaml: cannot open file") != std::string::npos);
+  CHECK(count_lines(o.err) == 1);
+  CHECK_FALSE(fs::exists(box.dir / "out"));
+}
+
+TEST_CASE("an unknown verb exits 2 and lists the verbs", "[cli]") {
+  Sandbox box;
+  const Outcome o = box.fulcrum("optimise x.yaml");
+  CHECK(o.status == 2);
+  CHECK(count_lines(o.err) == 1);
+  for (const std::string& verb : fulcrum::sim::cli_verbs()) CHECK(o.err.find(verb) != std::string::npos);
+  CHECK(box.fulcrum("").status == 2);
+}
+
+TEST_CASE("--help works on the top level and on every verb, and lists only verbs that exist", "[cli]") {
+  Sandbox box;
+  const Outcome top = box.fulcrum("--help");
+  CHECK(top.status == 0);
+  for (const std::string& verb : fulcrum::sim::cli_verbs()) {
+    INFO(verb);
+    CHECK(top.out.find("  " + verb) != std::string::npos);
+    const Outcome o = box.fulcrum(verb + " --help");
+    CHECK(o.status == 0);
+    CHECK(o.out.find("Usage: fulcrum " + verb) != std::string::npos);
+  }
+  for (const char* absent : {"optimize", "sweep", "profile", "validate"}) {
+    CHECK(top.out.find(std::string("  ") + absent + " ") == std::string::npos);
+  }
+}
+
+TEST_CASE("--version prints the project version", "[cli]") {
+  Sandbox box;
+  const Outcome o = box.fulcrum("--version");
+  CHECK(o.status == 0);
+  CHECK(o.out == std::string("fulcrum ") + fulcrum::sim::kFulcrumVersion + "\n");
+  const std::string cmake = slurp(fs::path(FULCRUM_SOURCE_DIR) / "CMakeLists.txt");
+  CHECK(cmake.find(std::string("VERSION ") + fulcrum::sim::kFulcrumVersion) != std::string::npos);
+}
+
+TEST_CASE("devices lists the catalog and shows one device's tables with units", "[cli]") {
+  Sandbox box;
+  const Outcome all = box.fulcrum("devices");
+  CHECK(all.status == 0);
+  CHECK(all.out.find("orin-agx-64gb") != std::string::npos);
+  CHECK(all.out.find("GPU max MHz") != std::string::npos);
+  const Outcome one = box.fulcrum("devices orin-agx-64gb");
+  CHECK(one.status == 0);
+  CHECK(one.out.find("MODE_30W") != std::string::npos);
+  CHECK(one.out.find("GPU frequencies (MHz") != std::string::npos);
+  CHECK(one.out.find("1300.5") != std::string::npos);
+  const Outcome bad = box.fulcrum("devices jetson-tx9");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("unknown device 'jetson-tx9'") != std::string::npos);
+}
+
+TEST_CASE("workloads lists models with parameters, GFLOPs and kernels, and datasets", "[cli]") {
+  Sandbox box;
+  const Outcome o = box.fulcrum("workloads");
+  CHECK(o.status == 0);
+  for (const char* s : {"resnet50", "mobilenetv3-large", "GFLOP/sample", "kernels", "gld23k", "samples"}) {
+    CHECK(o.out.find(s) != std::string::npos);
+  }
+}
+
+TEST_CASE("run writes summary.json to stdout and the result files to --out", "[cli]") {
+  Sandbox box;
+  const std::string scenario = box.write("good.yaml", kGood);
+  const fs::path out = box.dir / "out";
+  const Outcome o = box.fulcrum("run " + quote(scenario) + " --out " + quote(out.string()) + " --seed 3");
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  CHECK(o.out == slurp(out / "summary.json"));
+  CHECK(o.out.find("\"seed\": 3") != std::string::npos);
+  for (const char* f : {"summary.json", "run.json", "requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
+    CHECK(fs::exists(out / f));
+  }
+  const Outcome quiet = box.fulcrum("run " + quote(scenario) + " --out " + quote((box.dir / "q").string()) + " -q");
+  CHECK(quiet.status == 0);
+  CHECK(quiet.out.empty());
+  CHECK(quiet.err.empty());
+  CHECK(fs::exists(box.dir / "q" / "summary.json"));
+}
