@@ -57,8 +57,14 @@ TraceJson::TraceJson(std::filesystem::path final_path, std::vector<std::string> 
     s += ",\"ts\":";
     return s;
   };
-  for (const auto& rail : rails_) power_prefix_.push_back(counter_prefix(kPowerPid, rail + "_w"));
-  power_prefix_.push_back(counter_prefix(kPowerPid, "module_w"));
+  // One counter event per change with one argument per rail: Perfetto shows a track per rail,
+  // chrome://tracing stacks them (the stack's height is the module power).
+  power_prefix_ = counter_prefix(kPowerPid, "power_w");
+  for (const auto& rail : rails_) {
+    std::string key;
+    append_json_string(key, rail);
+    rail_keys_.push_back(key + ":");
+  }
   for (std::size_t i = 0; i < streams_.size(); ++i) {
     streams_[i].queue_prefix =
         counter_prefix(kFirstStreamPid + static_cast<int>(i), "queued_requests");
@@ -182,39 +188,59 @@ void TraceJson::emit_batch(int stream, const OpenBatch& batch) {
 
 void TraceJson::on_power(Time at, const std::vector<double>& rail_power_w) {
   assert(rail_power_w.size() == rails_.size());
-  double module_w = 0;
-  for (std::size_t r = 0; r < power_prefix_.size(); ++r) {
-    const bool is_module = r == rails_.size();
-    const double w = is_module ? module_w : rail_power_w[r];
-    module_w += is_module ? 0 : w;
-    const std::string& prefix = power_prefix_[r];
-    char* p = file_.reserve(prefix.size() + kEventBytes);
-    p = put_text(p, prefix);
-    p = put_us(p, at);
-    p = put_literal(p, ",\"args\":{\"w\":");
+  // Of several changes at one instant only the last is real power; the others would be
+  // zero-length blips in the viewer.
+  if (power_pending_ && power_at_ != at) emit_power();
+  power_pending_ = true;
+  power_at_ = at;
+  power_w_ = rail_power_w;
+}
+
+void TraceJson::emit_power() {
+  char* p = file_.reserve(power_prefix_.size() + kEventBytes + rails_.size() * kMaxNumberChars);
+  p = put_text(p, power_prefix_);
+  p = put_us(p, power_at_);
+  p = put_literal(p, ",\"args\":{");
+  for (std::size_t r = 0; r < rails_.size(); ++r) {
+    if (r > 0) *p++ = ',';
+    p = put_text(p, rail_keys_[r]);
     char* number = p;
-    p = put_double(p, w);
+    p = put_double(p, power_w_[r]);
     if (p == number) p = put_literal(p, "null");
-    p = put_literal(p, "}}");
-    file_.commit(p);
   }
+  p = put_literal(p, "}}");
+  file_.commit(p);
+  power_pending_ = false;
 }
 
 void TraceJson::on_queue_length(int stream, Time at, std::size_t queued) {
   assert(stream >= 0 && static_cast<std::size_t>(stream) < streams_.size());
   StreamState& s = streams_[static_cast<std::size_t>(stream)];
-  if (s.last_queued == queued) return;  // unchanged: the counter already shows it
-  s.last_queued = queued;
+  if (s.pending_at && *s.pending_at != at) emit_queue(s);
+  s.pending_at = at;
+  s.pending_queued = queued;
+}
+
+void TraceJson::emit_queue(StreamState& s) {
+  assert(s.pending_at);
+  const Time at = *s.pending_at;
+  s.pending_at.reset();
+  if (s.last_queued == s.pending_queued) return;  // unchanged: the counter already shows it
+  s.last_queued = s.pending_queued;
   char* p = file_.reserve(s.queue_prefix.size() + kEventBytes);
   p = put_text(p, s.queue_prefix);
   p = put_us(p, at);
   p = put_literal(p, ",\"args\":{\"requests\":");
-  p = put_integer(p, static_cast<std::uint64_t>(queued));
+  p = put_integer(p, static_cast<std::uint64_t>(s.pending_queued));
   p = put_literal(p, "}}");
   file_.commit(p);
 }
 
 void TraceJson::on_end(Time /*end*/) {
+  if (power_pending_) emit_power();
+  for (StreamState& s : streams_) {
+    if (s.pending_at) emit_queue(s);
+  }
   for (std::size_t i = 0; i < streams_.size(); ++i) {
     if (streams_[i].open) {
       emit_batch(static_cast<int>(i), *streams_[i].open);

@@ -1,11 +1,13 @@
 // TraceJson: trace.json in the Chrome / Perfetto JSON trace format (open in ui.perfetto.dev or
 // chrome://tracing). Timestamps are microseconds. Tracks (docs/METRICS.md):
 //   pid 1 "GPU":              tid c = GPU context c (0 training, 1+i stream i); "X" per minibatch.
-//   pid 2 "Power":            "C" counters "<rail>_w" and "module_w" at every power change.
+//   pid 2 "Power":            "C" counter "power_w" with one argument per rail (watts).
 //   pid 3+i "Stream <name>":  "X" per inference batch, dispatch -> completion (tid = lane; a batch
 //                             overlapping an earlier one of the same stream goes to the next
 //                             lane), and the "C" counter "queued_requests".
-// Events are written as they are observed, one per line; the file stays small per event.
+// Events are written as they are observed, one per line. Of several power or queue-length changes
+// at one instant only the last is written (the earlier ones last zero time); unchanged queue
+// lengths are not repeated.
 #pragma once
 
 #include <cstdint>
@@ -46,19 +48,27 @@ class TraceJson final : public FileObserver {
   struct StreamState {
     std::optional<OpenBatch> open;
     std::vector<Time> lane_end;                  // latest end of each lane's batches
-    std::optional<std::size_t> last_queued;
+    std::optional<std::size_t> last_queued;      // last value written
+    std::optional<Time> pending_at;              // a change not yet written (same-time merging)
+    std::size_t pending_queued = 0;
     std::string queue_prefix;                    // its counter event up to the timestamp
   };
 
   void write_tail(Time end) override;
   void emit_batch(int stream, const OpenBatch& b);
+  void emit_power();
+  void emit_queue(StreamState& s);
   void metadata(int pid, std::optional<int> tid, const char* what, std::string_view name,
                 int sort_index);
 
   std::vector<std::string> rails_;
   std::vector<std::string> stream_names_;
   std::vector<StreamState> streams_;
-  std::vector<std::string> power_prefix_;        // per rail, then module: counter text up to "ts"
+  std::string power_prefix_;                     // the power counter's text up to "ts"
+  std::vector<std::string> rail_keys_;           // "\"VDD_GPU_SOC\":" per rail
+  bool power_pending_ = false;
+  Time power_at_ = 0;
+  std::vector<double> power_w_;
   bool first_event_ = true;
 };
 
