@@ -134,8 +134,13 @@ struct DeviceScales {
 DeviceScales device_scales(const AnalyticCoefficients& c, const DeviceSpec& device,
                            const PowerMode& mode) {
   DeviceScales s;
-  if (device.name != c.device && device.module_peak_w && c.ref_module_peak_w > 0) {
-    s.static_w = *device.module_peak_w / c.ref_module_peak_w;
+  // Another device: its measured idle power when published, else scaled by module peak power.
+  if (device.name != c.device) {
+    if (device.idle_w && c.static_w > 0) {
+      s.static_w = *device.idle_w / c.static_w;
+    } else if (device.module_peak_w && c.ref_module_peak_w > 0) {
+      s.static_w = *device.module_peak_w / c.ref_module_peak_w;
+    }
   }
   s.gpu_cores = active_cuda_cores(device, mode) / c.ref_cuda_cores;
   if (device.memory_bus_bits > 0) {

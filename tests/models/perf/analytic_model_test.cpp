@@ -271,3 +271,11 @@ TEST_CASE("a zero batch size or a mode without GPU cores is an input error") {
   none.gpu_tpcs = 0;
   CHECK_THROWS_AS(model.predict({d, none, w, Phase::inference, 1}), fulcrum::InputError);
 }
+
+TEST_CASE("another device's idle power at its maximum clocks is its published idle power") {
+  DeviceSpec xavier = orin();
+  xavier.name = "xavier-agx-32gb";
+  xavier.idle_w = 7.5;
+  const AnalyticModel model(typical());
+  CHECK(model.idle_power(xavier, maxn_mode(xavier)).module_w() == Approx(7.5));
+}
