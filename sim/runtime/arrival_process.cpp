@@ -85,28 +85,28 @@ double ArrivalProcess::segment_end_s(std::size_t i) const {
                                   : std::numeric_limits<double>::infinity();
 }
 
-std::optional<Time> ArrivalProcess::next() {
+bool ArrivalProcess::next_other(Time& t) {
+  std::optional<Time> next;
   switch (kind_) {
-    case Kind::fixed: {
-      // Computed from k, not by adding gaps, so rounding never accumulates.
-      const double t_ns = static_cast<double>(count_) * period_ns_;
-      ++count_;
-      const Time t = static_cast<Time>(t_ns + 0.5);
-      if (t >= end_) return std::nullopt;
-      return t;
-    }
+    case Kind::fixed:
+      return next_into(t);
     case Kind::poisson:
       t_s_ += rng_.exponential(rate_per_s_);
-      return checked(t_s_);
+      next = checked(t_s_);
+      break;
     case Kind::piecewise_even:
-      return next_piecewise_even();
+      next = next_piecewise_even();
+      break;
     case Kind::piecewise_poisson:
-      return next_piecewise_poisson();
+      next = next_piecewise_poisson();
+      break;
     case Kind::trace:
-      if (trace_index_ >= trace_s_.size()) return std::nullopt;
-      return checked(trace_s_[trace_index_++]);
+      if (trace_index_ < trace_s_.size()) next = checked(trace_s_[trace_index_++]);
+      break;
   }
-  return std::nullopt;
+  if (!next) return false;
+  t = *next;
+  return true;
 }
 
 std::optional<Time> ArrivalProcess::next_piecewise_even() {

@@ -177,9 +177,10 @@ const ItemCost& Runtime::cost(int context, std::size_t batch_size) {
 
 void Runtime::schedule_next_arrival(int stream) {
   Stream& s = streams_[static_cast<std::size_t>(stream)];
-  if (const std::optional<Time> t = s.arrivals.next()) {
-    assert(*t >= sim_.now());
-    sim_.schedule_at(*t, [this, stream] { on_arrival(stream); });
+  Time t = 0;
+  if (s.arrivals.next_into(t)) {
+    assert(t >= sim_.now());
+    sim_.schedule_at(t, [this, stream] { on_arrival(stream); });
   }
 }
 
