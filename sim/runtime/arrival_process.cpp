@@ -47,7 +47,8 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const RngStreams& stream
         throw InputError("inference stream '" + stream_name + "': segment " + std::to_string(i) +
                          " has a negative or non-finite rate");
       }
-      if (!std::isfinite(s.start_s) || (i == 0 ? s.start_s != 0 : s.start_s <= segments_[i - 1].start_s)) {
+      if (!std::isfinite(s.start_s) ||
+          (i == 0 ? s.start_s != 0 : s.start_s <= segments_[i - 1].start_s)) {
         throw InputError("inference stream '" + stream_name +
                          "': segments must start at 0 and ascend strictly");
       }

@@ -71,14 +71,14 @@ class ArrivalProcess {
   Time end_;
   double end_s_;
   double rate_per_s_ = 0;
-  double period_ns_ = 0;               // fixed: 1e9 / rate
+  double period_ns_ = 0;  // fixed: 1e9 / rate
   double nominal_rate_per_s_ = 0;
   Rng rng_;
-  std::uint64_t count_ = 0;            // arrivals produced (fixed) or within the segment (even)
-  double t_s_ = 0;                     // poisson: time of the last arrival, in seconds
+  std::uint64_t count_ = 0;  // arrivals produced (fixed) or within the segment (even)
+  double t_s_ = 0;           // poisson: time of the last arrival, in seconds
   std::vector<RateSegment> segments_;
   std::size_t segment_ = 0;
-  std::vector<double> trace_s_;        // a copy: the spec may be a temporary
+  std::vector<double> trace_s_;  // a copy: the spec may be a temporary
   std::size_t trace_index_ = 0;
 };
 

@@ -60,7 +60,8 @@ class GpuHost {
   // Declares the GPU's state from now() on, until the next call: share[c] is the fraction of
   // time context c executes (sum <= 1; all zero = idle), rail_power_w the power drawn. Energy and
   // busy times are integrated exactly between calls.
-  virtual void set_gpu_state(std::span<const double> share, std::span<const double> rail_power_w) = 0;
+  virtual void set_gpu_state(std::span<const double> share,
+                             std::span<const double> rail_power_w) = 0;
 };
 
 }  // namespace fulcrum::sim

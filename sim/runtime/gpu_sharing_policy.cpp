@@ -20,9 +20,12 @@ std::unique_ptr<GpuSharingPolicy> make_gpu_sharing_policy(const GpuSharing& spec
 
 const char* to_string(SharingPolicy policy) {
   switch (policy) {
-    case SharingPolicy::managed: return "managed";
-    case SharingPolicy::native: return "native";
-    case SharingPolicy::sequential: return "sequential";
+    case SharingPolicy::managed:
+      return "managed";
+    case SharingPolicy::native:
+      return "native";
+    case SharingPolicy::sequential:
+      return "sequential";
   }
   return "managed";
 }

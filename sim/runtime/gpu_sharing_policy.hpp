@@ -30,7 +30,9 @@ class GpuSharingPolicy {
 
   // Why an overloaded inference context fell behind, when the cause is the policy itself (for
   // example sequential sharing starving it); nullopt when the policy has nothing to say.
-  virtual std::optional<std::string> starvation_reason(int /*context*/) const { return std::nullopt; }
+  virtual std::optional<std::string> starvation_reason(int /*context*/) const {
+    return std::nullopt;
+  }
 };
 
 std::unique_ptr<GpuSharingPolicy> make_gpu_sharing_policy(const GpuSharing& spec, GpuHost& host);

@@ -42,7 +42,8 @@ LatencyStats summarize_latencies(std::vector<Time>& latencies, double extra_perc
             [](const Wanted& a, const Wanted& b) { return a.percentile < b.percentile; });
   auto lower = latencies.begin();
   for (const Wanted& w : wanted) {
-    const auto nth = latencies.begin() + static_cast<std::ptrdiff_t>(nearest_rank(w.percentile, n) - 1);
+    const auto nth =
+        latencies.begin() + static_cast<std::ptrdiff_t>(nearest_rank(w.percentile, n) - 1);
     if (nth >= lower) {
       std::nth_element(lower, nth, latencies.end());
       lower = nth;

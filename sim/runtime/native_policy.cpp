@@ -71,7 +71,8 @@ void NativePolicy::replan() {
   }
   const double r = rate(active_);
   const double switching = 1.0 - r * static_cast<double>(active_);  // 0 when one context runs
-  for (std::size_t rail = 0; rail < power_w_.size(); ++rail) power_w_[rail] = switching * idle[rail];
+  for (std::size_t rail = 0; rail < power_w_.size(); ++rail)
+    power_w_[rail] = switching * idle[rail];
   double min_remaining = std::numeric_limits<double>::infinity();
   for (std::size_t c = 0; c < slots_.size(); ++c) {
     const Slot& slot = slots_[c];

@@ -29,17 +29,17 @@ class NativePolicy final : public GpuSharingPolicy {
  private:
   struct Slot {
     bool running = false;
-    double remaining_ns = 0;          // standalone execution time still to do
+    double remaining_ns = 0;  // standalone execution time still to do
     const ItemCost* cost = nullptr;
   };
 
   void begin(int context);
-  void advance();   // progresses every running item to now()
-  void replan();    // declares the GPU state and schedules the next completion
+  void advance();  // progresses every running item to now()
+  void replan();   // declares the GPU state and schedules the next completion
   void complete();
 
   GpuHost& host_;
-  double slice_fraction_;             // timeslice / (timeslice + context_switch)
+  double slice_fraction_;  // timeslice / (timeslice + context_switch)
   std::vector<Slot> slots_;
   int active_ = 0;
   Time last_ = 0;

@@ -12,10 +12,10 @@ namespace fulcrum::sim {
 
 namespace {
 
-constexpr std::size_t kMinQueueCap = 10'000;   // requests
+constexpr std::size_t kMinQueueCap = 10'000;  // requests
 constexpr double kQueueCapSeconds = 30.0;     // of arrivals at the nominal rate
 constexpr std::size_t kGrowthBatches = 4;     // growth over the second half that is "clearly"
-constexpr double kGrowthSeconds = 1.0;        // ... more than noise: max(4 batches, 1 s of arrivals)
+constexpr double kGrowthSeconds = 1.0;  // ... more than noise: max(4 batches, 1 s of arrivals)
 constexpr std::size_t kMaxLatencyReserve = 1u << 24;
 
 std::string with_commas(std::uint64_t n) {
@@ -88,7 +88,8 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
     if (samples >= 1) {
       const auto n = static_cast<std::uint64_t>(std::floor(samples));
       t.minibatches_per_epoch = (n + t.batch_size - 1) / t.batch_size;
-      t.last_batch_size = static_cast<std::size_t>(n - (*t.minibatches_per_epoch - 1) * t.batch_size);
+      t.last_batch_size =
+          static_cast<std::size_t>(n - (*t.minibatches_per_epoch - 1) * t.batch_size);
     }
     if (t.epochs) {
       if (*t.epochs < 1) throw InputError(std::nullopt, "training.epochs", "must be >= 1");
@@ -120,8 +121,8 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
     const double rate = s.arrivals.nominal_rate_per_s();
     s.cap = std::max(kMinQueueCap, static_cast<std::size_t>(std::ceil(kQueueCapSeconds * rate)));
     s.costs.resize(s.batch_size + 1);
-    const double expected = std::min(rate * sc.duration_s * 1.01 + 64.0,
-                                     static_cast<double>(kMaxLatencyReserve));
+    const double expected =
+        std::min(rate * sc.duration_s * 1.01 + 64.0, static_cast<double>(kMaxLatencyReserve));
     s.latencies.reserve(static_cast<std::size_t>(expected));
   }
 
@@ -230,7 +231,8 @@ void Runtime::dispatch(int stream) {
 
 std::size_t Runtime::training_batch_size(std::uint64_t minibatch) const {
   const Training& t = *training_;
-  if (t.minibatches_per_epoch && minibatch % *t.minibatches_per_epoch == *t.minibatches_per_epoch - 1) {
+  if (t.minibatches_per_epoch &&
+      minibatch % *t.minibatches_per_epoch == *t.minibatches_per_epoch - 1) {
     return t.last_batch_size;
   }
   return t.batch_size;
@@ -327,8 +329,8 @@ void Runtime::finish_item(int context) {
     assert(now - arrival >= now - s.start && "latency covers at least the execution time");
     s.latencies.push_back(now - arrival);
     if (observer_ != nullptr) {
-      observer_->on_request(RequestRecord{stream, s.completed + j, batch.id, arrival,
-                                          batch.dispatch, s.start, now});
+      observer_->on_request(
+          RequestRecord{stream, s.completed + j, batch.id, arrival, batch.dispatch, s.start, now});
     }
     s.requests.pop_front();
   }
@@ -403,10 +405,9 @@ std::string Runtime::instability_reason(int stream, std::size_t backlog_end) {
   std::string reason;
   if (rate > 0 && batch_ms >= fill_ms) {
     const std::string fill =
-        s.batch_size == 1
-            ? format("the %.1f ms between arrivals at %.1f/s: ", fill_ms, rate)
-            : format("the %.1f ms in which %.0f requests arrive at %.1f/s: ", fill_ms,
-                     static_cast<double>(s.batch_size), rate);
+        s.batch_size == 1 ? format("the %.1f ms between arrivals at %.1f/s: ", fill_ms, rate)
+                          : format("the %.1f ms in which %.0f requests arrive at %.1f/s: ", fill_ms,
+                                   static_cast<double>(s.batch_size), rate);
     reason = "one batch of " + std::to_string(s.batch_size) +
              format(" takes %.1f ms, longer than ", batch_ms) + fill + growth;
   } else if (std::optional<std::string> starved = policy_->starvation_reason(stream + 1)) {
@@ -415,8 +416,8 @@ std::string Runtime::instability_reason(int stream, std::size_t backlog_end) {
     reason = "a batch of " + std::to_string(s.batch_size) +
              format(" takes %.1f ms alone against %.1f ms to fill, but the GPU shared under ",
                     batch_ms, fill_ms) +
-             to_string(setup_.scenario->gpu_sharing.policy) + " sharing left too little time: " +
-             growth;
+             to_string(setup_.scenario->gpu_sharing.policy) +
+             " sharing left too little time: " + growth;
   }
   if (s.overflow_at) {
     reason += "; the backlog hit its cap of " + with_commas(s.cap) +

@@ -68,14 +68,14 @@ class Runtime final : public GpuHost {
     // Arrival times of every request not yet completed, oldest first: the front ones belong to
     // dispatched batches (in order), the last `waiting` are not dispatched yet.
     RingBuffer<Time> requests;
-    RingBuffer<Batch> batches;       // dispatched, not completed; the front one may be running
+    RingBuffer<Batch> batches;  // dispatched, not completed; the front one may be running
     std::size_t waiting = 0;
-    EventId timer;                   // max_wait_ms timer of the oldest waiting request
+    EventId timer;  // max_wait_ms timer of the oldest waiting request
     bool running = false;
-    Time start = 0;                  // of the running batch
-    std::size_t cap = 0;             // backlog above which arrivals are dropped
-    std::optional<Time> overflow_at; // first time the backlog hit the cap
-    std::size_t backlog_mid = 0;     // backlog at half the duration
+    Time start = 0;                   // of the running batch
+    std::size_t cap = 0;              // backlog above which arrivals are dropped
+    std::optional<Time> overflow_at;  // first time the backlog hit the cap
+    std::size_t backlog_mid = 0;      // backlog at half the duration
     std::uint64_t arrived = 0;
     std::uint64_t completed = 0;
     std::uint64_t dropped = 0;
@@ -92,10 +92,10 @@ class Runtime final : public GpuHost {
     std::optional<std::uint64_t> minibatches_per_epoch;  // absent: no dataset size, no epochs
     std::size_t last_batch_size = 1;                     // of each epoch's last minibatch
     std::optional<int> epochs;
-    std::uint64_t next = 0;          // index of the next minibatch over the run
+    std::uint64_t next = 0;  // index of the next minibatch over the run
     bool data_ready = false;
     Time ready_at = 0;
-    Time stall = 0;                  // of the next minibatch
+    Time stall = 0;  // of the next minibatch
     bool running = false;
     Time start = 0;
     std::size_t running_size = 0;
@@ -114,8 +114,8 @@ class Runtime final : public GpuHost {
   void on_arrival(int stream);
   void on_timer(int stream);
   void dispatch(int stream);
-  void prepare_training();         // asks the pipeline when the next minibatch is ready
-  void integrate_to(Time t);       // busy times up to t
+  void prepare_training();    // asks the pipeline when the next minibatch is ready
+  void integrate_to(Time t);  // busy times up to t
   std::size_t training_batch_size(std::uint64_t minibatch) const;
   std::string instability_reason(int stream, std::size_t backlog_end);
   RunResult collect();
@@ -131,8 +131,8 @@ class Runtime final : public GpuHost {
   std::unique_ptr<GpuSharingPolicy> policy_;
   std::vector<double> idle_power_w_;
   PowerMeter meter_;
-  std::vector<double> share_;        // current share per context
-  std::vector<double> busy_ns_;      // per context
+  std::vector<double> share_;    // current share per context
+  std::vector<double> busy_ns_;  // per context
   double any_busy_ns_ = 0;
   Time last_state_ = 0;
   bool power_reported_ = false;

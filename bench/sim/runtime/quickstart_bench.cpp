@@ -37,8 +37,8 @@ class QuickstartBackend final : public backends::Backend {
   backends::Completion execute(const backends::WorkItem& item) override {
     const bool training = item.phase == models::Phase::training;
     const double ms = training ? 82.12 : 51.561 * item.batch_size / 16.0;
-    const std::vector<double> watts = training ? std::vector<double>{18, 4, 6}
-                                               : std::vector<double>{20, 4, 7};
+    const std::vector<double> watts =
+        training ? std::vector<double>{18, 4, 6} : std::vector<double>{20, 4, 7};
     backends::Completion done;
     done.duration = std::chrono::nanoseconds(std::llround(ms * 1e6));
     for (double w : watts) done.rail_energy_j.push_back(w * ms * 1e-3);
@@ -91,9 +91,9 @@ void BM_Runtime_quickstart(benchmark::State& state) {
     benchmark::DoNotOptimize(result);
   }
   state.counters["events"] = static_cast<double>(events);
-  state.counters["events_per_s"] = benchmark::Counter(
-      static_cast<double>(events) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Runtime_quickstart)->Unit(benchmark::kMillisecond);
 

@@ -1,8 +1,9 @@
+#include "sim/runtime/arrival_process.hpp"
+
 #include <catch2/catch.hpp>
 #include <vector>
 
 #include "models/error.hpp"
-#include "sim/runtime/arrival_process.hpp"
 
 using namespace fulcrum::sim;
 
@@ -54,10 +55,14 @@ TEST_CASE("evenly spaced piecewise arrivals give each segment ceil(length x rate
   const std::vector<Time> t = all(a);
   std::size_t seg[4] = {0, 0, 0, 0};
   for (Time x : t) {
-    if (x < 10 * kSecond) ++seg[0];
-    else if (x < 20 * kSecond) ++seg[1];
-    else if (x < 25 * kSecond) ++seg[2];
-    else ++seg[3];
+    if (x < 10 * kSecond)
+      ++seg[0];
+    else if (x < 20 * kSecond)
+      ++seg[1];
+    else if (x < 25 * kSecond)
+      ++seg[2];
+    else
+      ++seg[3];
   }
   CHECK(seg[0] == 100);
   CHECK(seg[1] == 0);
@@ -84,8 +89,8 @@ TEST_CASE("trace arrivals replay the given times exactly and stop at the end of 
   TraceArrivals tr{"t.csv", {0.001, 0.0025, 0.5, 0.5, 1.75, 2.0, 2.5}};
   ArrivalProcess a(tr, RngStreams(1), "s", 2 * kSecond);
   const std::vector<Time> t = all(a);
-  CHECK(t == std::vector<Time>{1 * kMillisecond, 2'500'000, 500 * kMillisecond,
-                               500 * kMillisecond, 1'750 * kMillisecond});
+  CHECK(t == std::vector<Time>{1 * kMillisecond, 2'500'000, 500 * kMillisecond, 500 * kMillisecond,
+                               1'750 * kMillisecond});
 }
 
 TEST_CASE("bad arrival specifications are input errors") {

@@ -1,7 +1,7 @@
+#include "sim/runtime/latency_stats.hpp"
+
 #include <catch2/catch.hpp>
 #include <vector>
-
-#include "sim/runtime/latency_stats.hpp"
 
 using namespace fulcrum::sim;
 

@@ -22,8 +22,9 @@ Harness managed_harness(double duration_s) {
 
 }  // namespace
 
-TEST_CASE("managed: the first request waits for its batch to fill, the training item in flight, "
-          "and its own inference") {
+TEST_CASE(
+    "managed: the first request waits for its batch to fill, the training item in flight, "
+    "and its own inference") {
   Harness h = managed_harness(1.0);
   RecordingObserver obs;
   h.run(&obs);

@@ -23,8 +23,9 @@ Harness native_harness(bool with_training) {
 
 }  // namespace
 
-TEST_CASE("native: with training active an inference minibatch takes about twice its standalone "
-          "time plus switch overhead") {
+TEST_CASE(
+    "native: with training active an inference minibatch takes about twice its standalone "
+    "time plus switch overhead") {
   Harness h = native_harness(true);
   RecordingObserver obs;
   const RunResult r = h.run(&obs);

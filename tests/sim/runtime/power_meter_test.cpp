@@ -1,7 +1,7 @@
+#include "sim/runtime/power_meter.hpp"
+
 #include <catch2/catch.hpp>
 #include <vector>
-
-#include "sim/runtime/power_meter.hpp"
 
 using namespace fulcrum::sim;
 

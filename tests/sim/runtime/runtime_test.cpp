@@ -134,8 +134,8 @@ TEST_CASE("energy is integrated exactly: hand-computed total and window maximum"
 }
 
 TEST_CASE("energy equals the integral of the reported power in busy mixed runs") {
-  for (SharingPolicy policy : {SharingPolicy::managed, SharingPolicy::native,
-                               SharingPolicy::sequential}) {
+  for (SharingPolicy policy :
+       {SharingPolicy::managed, SharingPolicy::native, SharingPolicy::sequential}) {
     Harness h;
     h.scenario = base_scenario(20.0, policy);
     h.scenario.training = training_spec(16, 3);
@@ -149,7 +149,8 @@ TEST_CASE("energy equals the integral of the reported power in busy mixed runs")
     INFO(r.gpu_sharing);
     CHECK(obs.ended_at == 20 * kSecond);
     CHECK(integrate(obs.power, obs.ended_at) == Approx(r.power.energy_j).epsilon(1e-9));
-    for (std::size_t i = 1; i < obs.power.size(); ++i) REQUIRE(obs.power[i].at >= obs.power[i - 1].at);
+    for (std::size_t i = 1; i < obs.power.size(); ++i)
+      REQUIRE(obs.power[i].at >= obs.power[i - 1].at);
     double rails = 0;
     for (double e : r.power.rail_energy_j) rails += e;
     CHECK(rails == Approx(r.power.energy_j));

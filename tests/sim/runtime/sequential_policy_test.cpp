@@ -6,8 +6,9 @@ using namespace fulcrum::sim;
 using namespace fulcrum::sim::testing;
 using fulcrum::models::Phase;
 
-TEST_CASE("sequential: a training job that lasts the whole run starves inference, reported "
-          "unstable") {
+TEST_CASE(
+    "sequential: a training job that lasts the whole run starves inference, reported "
+    "unstable") {
   Harness h;
   h.scenario = base_scenario(20.0, SharingPolicy::sequential);
   h.scenario.training = training_spec(16);
