@@ -167,7 +167,7 @@ TEST_CASE("an unknown verb exits 2 and lists the verbs", "[cli]") {
   CHECK(box.fulcrum("").status == 2);
 }
 
-TEST_CASE("--help works on the top level and on every verb, and lists only verbs that exist", "[cli]") {
+TEST_CASE("help works on the top level and on every verb, and lists only verbs that exist", "[cli]") {
   Sandbox box;
   const Outcome top = box.fulcrum("--help");
   CHECK(top.status == 0);
@@ -183,7 +183,7 @@ TEST_CASE("--help works on the top level and on every verb, and lists only verbs
   }
 }
 
-TEST_CASE("--version prints the project version", "[cli]") {
+TEST_CASE("the version flag prints the project version", "[cli]") {
   Sandbox box;
   const Outcome o = box.fulcrum("--version");
   CHECK(o.status == 0);

@@ -308,7 +308,7 @@ TEST_CASE("a missing scenario file is an input error naming the file", "[loader]
   CHECK(e.where()->file == "/nonexistent/fulcrum/none.yaml");
 }
 
-TEST_CASE("--set overrides are applied before reading and validated like file values", "[loader][overrides]") {
+TEST_CASE("overrides given with --set are applied before reading and validated like file values", "[loader][overrides]") {
   const Scenario s = parse(kFull, {"inference[0].batch_size=32", "device.power_mode=MODE_30W",
                                    "gpu_sharing=native", "seed=11", "budgets.power_w=25.5"})
                          .scenario;
