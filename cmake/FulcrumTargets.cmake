@@ -39,7 +39,7 @@ function(fulcrum_tests name dir)
   target_compile_definitions(${exe} PRIVATE
     FULCRUM_DATA_DIR="${FULCRUM_DATA_DIR}"
     FULCRUM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    FULCRUM_REFERENCE_DIR="${PROJECT_SOURCE_DIR}/../shared/reference"
+    FULCRUM_REFERENCE_DIR="${FULCRUM_DATA_DIR}/reference"
     FULCRUM_BINARY="$<TARGET_FILE:fulcrum>")
   catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()
