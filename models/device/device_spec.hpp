@@ -53,6 +53,8 @@ struct DeviceSpec {
   int gpu_sms = 0;
   int cuda_cores = 0;
   int tensor_cores = 0;
+  // GPU L2 cache; decides whether a recurrent weight matrix stays on chip across time steps.
+  std::optional<double> gpu_l2_kb;
   std::vector<double> gpu_hz;        // ascending, the devfreq table used for modes
 
   // Memory

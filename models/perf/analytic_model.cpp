@@ -37,6 +37,13 @@ bool is_matmul_kind(const std::string& kind) {
          kind == "embedding";
 }
 
+double dram_bytes(const DeviceSpec& device, const LayerWork& layer) {
+  if (layer.reread_bytes <= 0) return layer.bytes;
+  const bool fits =
+      device.gpu_l2_kb && layer.reread_footprint_bytes <= *device.gpu_l2_kb * 1024.0;
+  return fits ? layer.bytes : layer.bytes + layer.reread_bytes;
+}
+
 double host_scale(const PowerMode& mode, double cpu_ref_khz) {
   if (!(mode.cpu_khz > 0)) throw InputError("power mode has no CPU frequency");
   return cpu_ref_khz / mode.cpu_khz;
@@ -65,14 +72,15 @@ std::vector<LayerFeatures> layer_features(const DeviceSpec& device, const PowerM
   std::vector<LayerFeatures> out;
   out.reserve(layers.size());
   for (const LayerWork& l : layers) {
-    out.push_back({l.flops / peak_flops * 1e3, l.bytes / bandwidth_bps * 1e3,
-                   l.kernels * launch_scale, is_matmul_kind(l.kind)});
+    out.push_back({l.flops / peak_flops * 1e3, dram_bytes(device, l) / bandwidth_bps * 1e3,
+                   l.kernels * launch_scale, is_matmul_kind(l.kind), l.kind == "conv_grouped"});
   }
   return out;
 }
 
 AnalyticModel::AnalyticModel(AnalyticCoefficients coefficients) : c_(std::move(coefficients)) {
-  if (!(c_.eff_compute > 0) || !(c_.eff_matmul > 0) || !(c_.eff_memory > 0)) {
+  if (!(c_.eff_compute > 0) || !(c_.eff_matmul > 0) || !(c_.eff_grouped > 0) ||
+      !(c_.eff_memory > 0)) {
     throw InputError("analytic model efficiencies must be > 0");
   }
   if (c_.launch_us < 0 || c_.overhead_ms < 0 || c_.launch_overlap < 0 || c_.launch_overlap > 1) {
@@ -88,7 +96,8 @@ TimeBreakdown AnalyticModel::time(const DeviceSpec& device, const PowerMode& mod
   const double launch_ms = c_.launch_us * 1e-3;
   for (std::size_t i = 0; i < features.size(); ++i) {
     const LayerFeatures& f = features[i];
-    const double compute = f.compute_ms / (f.matmul ? c_.eff_matmul : c_.eff_compute);
+    const double eff = f.matmul ? c_.eff_matmul : f.grouped ? c_.eff_grouped : c_.eff_compute;
+    const double compute = f.compute_ms / eff;
     const double memory = f.memory_ms / c_.eff_memory;
     const double gpu = std::max(compute, memory);
     const double host = f.launches * launch_ms;
@@ -96,7 +105,7 @@ TimeBreakdown AnalyticModel::time(const DeviceSpec& device, const PowerMode& mod
     t.gpu_ms += gpu;
     t.compute_ms += compute;
     t.launch_ms += host;
-    t.dram_bytes += layers[i].bytes;
+    t.dram_bytes += dram_bytes(device, layers[i]);
   }
   const double overhead = c_.overhead_ms * host_scale(mode, c_.cpu_ref_khz);
   t.total_ms += overhead;

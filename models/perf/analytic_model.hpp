@@ -22,6 +22,8 @@ struct AnalyticCoefficients {
                                  // convolutions and element-wise layers
   double eff_matmul = 0.5;       // the same for matrix products (linear, attention, LSTM), which
                                  // PyTorch runs in FP32 while cuDNN convolutions may use TF32
+  double eff_grouped = 0.5;      // the same for grouped/depthwise convolutions: little reuse per
+                                 // loaded value and no tensor-core path, far below dense convs
   double eff_memory = 0.5;       // achieved fraction of peak DRAM bandwidth at f_emc
   double launch_us = 10;         // host time per kernel launch at cpu_ref_khz
   double overhead_ms = 0;        // host time per minibatch (framework, sync) at cpu_ref_khz
@@ -65,6 +67,7 @@ struct LayerFeatures {
   double memory_ms = 0;    // bytes / bandwidth(f_emc)
   double launches = 0;     // kernels x cpu_ref / f_cpu  (multiply by launch time in ms)
   bool matmul = false;     // compute runs at eff_matmul rather than eff_compute
+  bool grouped = false;    // compute runs at eff_grouped (grouped/depthwise convolution)
 };
 
 class AnalyticModel : public PerfModel {
@@ -96,6 +99,10 @@ std::vector<LayerFeatures> layer_features(const DeviceSpec& device, const PowerM
 
 // Whether a layer kind is a matrix product (linear, attention, lstm, matmul, embedding).
 bool is_matmul_kind(const std::string& kind);
+
+// DRAM bytes of a layer on a device: its bytes plus its re-read weights when their block does not
+// fit in the device's GPU L2 (or the L2 size is unknown).
+double dram_bytes(const DeviceSpec& device, const LayerWork& layer);
 
 // Per-minibatch host overhead scale: cpu_ref_khz / f_cpu.
 double host_scale(const PowerMode& mode, double cpu_ref_khz);

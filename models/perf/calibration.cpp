@@ -22,6 +22,8 @@ const std::vector<CoefficientField>& coefficient_fields() {
        "fitted: time anchors", &AnalyticCoefficients::eff_compute},
       {"eff_matmul", "fraction of CUDA-core peak, matrix products (linear, attention, LSTM)",
        "fitted: time anchors", &AnalyticCoefficients::eff_matmul},
+      {"eff_grouped", "fraction of CUDA-core peak, grouped/depthwise convolutions",
+       "fitted: time anchors", &AnalyticCoefficients::eff_grouped},
       {"eff_memory", "fraction of peak DRAM bandwidth (f_emc x 2 x bus bytes)",
        "fitted: time anchors", &AnalyticCoefficients::eff_memory},
       {"launch_us", "us per kernel launch at cpu_ref_khz", "fitted: time anchors",
@@ -113,11 +115,12 @@ struct TimeRow {
 };
 
 // Unknowns of the time fit: 1/eff_compute, 1/eff_memory, launch time (ms), overhead (ms),
-// 1/eff_matmul.
-constexpr int kTimeParams = 5;
+// 1/eff_matmul, 1/eff_grouped.
+constexpr int kTimeParams = 6;
 using TimeParams = std::array<double, kTimeParams>;
 
-double inv_eff(const LayerFeatures& f, const TimeParams& x) { return f.matmul ? x[4] : x[0]; }
+int compute_param(const LayerFeatures& f) { return f.matmul ? 4 : f.grouped ? 5 : 0; }
+double inv_eff(const LayerFeatures& f, const TimeParams& x) { return x[compute_param(f)]; }
 
 double predict_time(const TimeRow& r, const TimeParams& x, double overlap) {
   double t = 0;
@@ -153,7 +156,7 @@ Eigen::MatrixXd linearise(const std::vector<TimeRow>& rows, const TimeParams& x,
       const double w_gpu = gpu >= host ? 1.0 : overlap;
       const double w_host = gpu >= host ? overlap : 1.0;
       if (compute_bound) {
-        a(row, f.matmul ? 4 : 0) += w_gpu * f.compute_ms;
+        a(row, compute_param(f)) += w_gpu * f.compute_ms;
       } else {
         a(row, 1) += w_gpu * f.memory_ms;
       }
@@ -174,14 +177,17 @@ struct TimeFit {
 TimeFit fit_time_at_overlap(const std::vector<TimeRow>& rows, double overlap) {
   // Efficiencies may not exceed 1 (the roofline is a ceiling); launch and overhead >= 0.
   Eigen::VectorXd lower(kTimeParams);
-  lower << 1.0, 1.0, 0.0, 0.0, 1.0;
+  lower << 1.0, 1.0, 0.0, 0.0, 1.0, 1.0;
   const Eigen::VectorXd ones = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(rows.size()));
   TimeFit best;
   best.overlap = overlap;
   // A few deterministic starting classifications; each is iterated to a fixed point.
+  // Grouped convolutions also start far below peak: their arithmetic intensity is so low that
+  // an efficiency above a few percent leaves them memory-bound, where the cost ignores it.
   for (double start_inv_eff : {1.5, 4.0, 12.0}) {
     for (double launch_ms : {0.005, 0.03}) {
-      TimeParams x{start_inv_eff, start_inv_eff, launch_ms, 0.5, start_inv_eff};
+     for (double start_inv_grouped : {start_inv_eff, 50.0}) {
+      TimeParams x{start_inv_eff, start_inv_eff, launch_ms, 0.5, start_inv_eff, start_inv_grouped};
       double cost = time_cost(rows, x, overlap);
       // Gauss-Newton on a piecewise-linear function: the linearisation at x is exact within
       // x's classification; the step is halved until the true cost falls, so it never cycles.
@@ -207,6 +213,7 @@ TimeFit fit_time_at_overlap(const std::vector<TimeRow>& rows, double overlap) {
         best.cost = cost;
         best.x = x;
       }
+     }
     }
   }
   return best;
@@ -341,6 +348,7 @@ CalibrationResult fit_analytic(const DeviceSpec& device, const std::vector<Ancho
   c.eff_compute = 1.0 / tf.x[0];
   c.eff_memory = 1.0 / tf.x[1];
   c.eff_matmul = 1.0 / tf.x[4];
+  c.eff_grouped = 1.0 / tf.x[5];
   c.launch_us = tf.x[2] * 1e3;
   c.overhead_ms = tf.x[3];
   c.launch_overlap = tf.overlap;

@@ -51,10 +51,14 @@ std::vector<LayerWork> GraphWorkload::layer_work(Phase phase, int batch_size) co
 
     LayerWork w;
     w.name = l.name;
-    w.kind = to_string(l.kind);
+    // Grouped and depthwise convolutions run on other cuDNN kernels, far from peak: the
+    // performance model gives them their own efficiency.
+    w.kind = l.grouped ? "conv_grouped" : to_string(l.kind);
     w.flops = product_flops + elementwise_flops;
     w.bytes = l.weight_read_bytes + activation_bytes;
     w.kernels = l.kernels;
+    w.reread_bytes = l.reread_bytes;
+    w.reread_footprint_bytes = l.reread_footprint_bytes;
     if (phase == Phase::training) {
       const double grad_write_bytes = CostRules::bytes_per_value * l.params;
       w.flops += CostRules::backward_mac_factor * product_flops +
@@ -63,8 +67,9 @@ std::vector<LayerWork> GraphWorkload::layer_work(Phase phase, int batch_size) co
       w.bytes += 2 * activation_bytes + l.weight_read_bytes + grad_write_bytes +
                  CostRules::update_bytes_per_param * l.params;
       w.kernels += CostRules::backward_kernel_factor * l.kernels + l.param_tensors;
+      w.reread_bytes += l.reread_bytes;  // the backward recurrence walks the steps again
     }
-    assert(w.flops >= 0 && w.bytes >= 0 && w.kernels >= 0);
+    assert(w.flops >= 0 && w.bytes >= 0 && w.kernels >= 0 && w.reread_bytes >= 0);
     out.push_back(std::move(w));
   }
   return out;

@@ -122,6 +122,7 @@ LayerId LayerGraph::conv2d(LayerId x, std::string name, const Conv2dOptions& o) 
   l.macs = l.out.elements() * fan_in;
   l.elementwise_ops = o.bias ? l.out.elements() : 0;
   l.kernels = o.bias ? 2 : 1;  // cuDNN convolution, then PyTorch's separate bias add
+  l.grouped = o.groups > 1;
   l.weight_read_bytes = 4 * l.params;
   return add_layer(std::move(l), {x});
 }
@@ -343,11 +344,16 @@ LayerId LayerGraph::lstm(LayerId x, std::string name, std::int64_t hidden) {
   l.param_tensors = 4;
   l.macs = steps * 4 * h * (x_dim + h);
   l.elementwise_ops = steps * h * kLstmCellOpsPerUnit;
-  // cuDNN: one GEMM for the input projection of all steps, then per step a recurrent GEMM and a
-  // fused cell kernel.
-  l.kernels = 2 * steps + 1;
-  // The recurrent matrix is re-read at every step (it does not stay in a Jetson's L2).
-  l.weight_read_bytes = 4 * (4 * h * x_dim + 8 * h) + steps * 4 * (4 * h * h);
+  // PyTorch's nn.LSTM on CUDA is one call into cuDNN's fused RNN per layer: one GEMM projects
+  // the input of all T steps at once, then the recurrence runs inside the library, whose
+  // per-step work is issued without PyTorch's per-operator host cost. Counted as 2 launches
+  // (input projection, recurrence), independent of T.
+  l.kernels = 2;
+  // Every weight is read once; the recurrent matrix (4h x h) is used again at each of the
+  // remaining T - 1 steps and comes from DRAM again only if it does not stay in L2.
+  l.weight_read_bytes = 4 * l.params;
+  l.reread_footprint_bytes = 4 * (4 * h * h);
+  l.reread_bytes = (steps - 1) * l.reread_footprint_bytes;
   return add_layer(std::move(l), {x});
 }
 

@@ -73,10 +73,15 @@ struct Layer {
   double macs = 0;                 // multiply-accumulates per sample (conv, linear, matmul, lstm)
   double elementwise_ops = 0;      // non-MAC arithmetic per sample (activations, norms, adds)
   double kernels = 0;              // forward GPU kernel launches (per minibatch, batch-independent)
-  // Weight bytes the forward pass reads per minibatch. Normally 4 x params (every weight read
-  // once); an embedding gathers only the rows it needs (counted as activations), an LSTM re-reads
-  // its recurrent matrix at every time step.
+  bool grouped = false;            // a grouped or depthwise convolution (groups > 1)
+  // Weight bytes the forward pass reads per minibatch: 4 x params (every weight read once); an
+  // embedding gathers only the rows it needs (counted as activations).
   double weight_read_bytes = 0;
+  // Forward re-reads of a weight block that is used again and again (an LSTM's recurrent matrix,
+  // once per time step after the first), and the block's size: DRAM traffic only when the block
+  // does not fit in the GPU's L2, which the performance model decides per device.
+  double reread_bytes = 0;
+  double reread_footprint_bytes = 0;
   // Bytes read per sample that no edge carries: the table rows an embedding gathers.
   double gathered_bytes = 0;
 };

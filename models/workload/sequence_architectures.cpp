@@ -1,6 +1,6 @@
 // Sequence models of the catalog: BERT-base/large for extractive question answering (Devlin et
 // al. 2019; HuggingFace bert-*-uncased configurations) and a word-level LSTM language model
-// (Zaremba et al. 2014, "medium").
+// (PyTorch's word_language_model example).
 #include <cstdint>
 #include <string>
 
@@ -64,19 +64,30 @@ GraphWorkload bert_large() {
 }
 
 GraphWorkload lstm() {
-  constexpr std::int64_t kVocab = 10000;
-  constexpr std::int64_t kHidden = 650;
+  // PyTorch's word_language_model example at its defaults (embedding 200, 2 LSTM layers of
+  // hidden 200, 35-token context), with the WikiText-2 vocabulary (33,278 words).
+  constexpr std::int64_t kVocab = 33278;
+  constexpr std::int64_t kEmbedding = 200;
+  constexpr std::int64_t kHidden = 200;
   constexpr std::int64_t kSteps = 35;
   LayerGraph g;
   auto x = g.input({kSteps}, "tokens");
-  x = g.embedding(x, "encoder", kVocab, kHidden);
+  x = g.embedding(x, "encoder", kVocab, kEmbedding);
   x = g.lstm(x, "lstm.0", kHidden);
   x = g.lstm(x, "lstm.1", kHidden);
+  // Next-word prediction: only the last step's hidden state is decoded.
+  x = g.slice_channels(x, "last_step", kSteps - 1, 1);
   g.linear(x, "decoder", kVocab);
-  return GraphWorkload("lstm", "language-modelling", std::move(g), kInt64Bytes * kSteps,
-                       "word-level LSTM language model: vocabulary 10,000, embedding 650, 2 LSTM "
-                       "layers of hidden 650, untied decoder, 35-token sequences (Zaremba et al. "
-                       "2014 medium, as in PyTorch's word_language_model example)");
+  return GraphWorkload(
+      "lstm", "language-modelling", std::move(g), kInt64Bytes * kSteps,
+      "word-level LSTM language model predicting the next word from a 35-token context: "
+      "PyTorch's word_language_model example at its defaults (embedding 200, 2 LSTM layers of "
+      "hidden 200, untied decoder) with the WikiText-2 vocabulary of 33,278 words; the decoder "
+      "reads only the last step. The reference measurements do not name their LSTM; at 1.2 ms "
+      "for batch 1 and about 30 us per further 35-token sequence they fit a model of this size, "
+      "and not the 650-hidden model (Zaremba et al. 2014 medium) nor a decoder over all 35 "
+      "steps, which need more than the Orin GPU's FP32 peak or, for hidden 650, re-read a 6.8 "
+      "MB recurrent matrix that does not fit in the 4 MB L2 at every step");
 }
 
 }  // namespace fulcrum::models::architectures

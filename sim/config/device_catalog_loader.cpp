@@ -174,7 +174,8 @@ DeviceSpec parse_device(const YamlNode& root) {
   d.cpu_khz = read_table(root.required("cpu_khz"));
 
   const YamlNode gpu = root.required("gpu");
-  gpu.allow_keys({"arch", "sm_version", "tpcs", "tpc_slots", "sms", "cuda_cores", "tensor_cores"});
+  gpu.allow_keys({"arch", "sm_version", "tpcs", "tpc_slots", "sms", "cuda_cores", "tensor_cores",
+                  "l2_kb"});
   d.gpu_arch = gpu.required("arch").as_string();
   d.sm_version = gpu.required("sm_version").as_positive_int();
   d.gpu_tpcs = read_int_in(gpu.required("tpcs"), 1, 32);
@@ -183,6 +184,7 @@ DeviceSpec parse_device(const YamlNode& root) {
   if (auto sms = gpu.optional("sms")) d.gpu_sms = sms->as_positive_int();
   d.cuda_cores = gpu.required("cuda_cores").as_positive_int();
   d.tensor_cores = read_int_in(gpu.required("tensor_cores"), 0, std::numeric_limits<int>::max());
+  if (auto l2 = gpu.optional("l2_kb")) d.gpu_l2_kb = l2->as_positive_double();
   d.gpu_hz = read_table(root.required("gpu_hz"));
   // Kept for readers of the file only; validated so that a typo is not silently shipped.
   if (auto jp6 = root.optional("gpu_hz_jetpack6")) read_table(*jp6);

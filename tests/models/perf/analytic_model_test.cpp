@@ -31,6 +31,7 @@ DeviceSpec orin() {
               828750000, 930750000, 1032750000, 1134750000, 1236750000, 1300500000};
   d.emc_hz = {204000000, 665600000, 2133000000, 3199000000};
   d.memory_bus_bits = 256;
+  d.gpu_l2_kb = 4096;
   d.module_peak_w = 60;
   d.rails = {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"};
   return d;
@@ -41,6 +42,7 @@ AnalyticCoefficients typical() {
   AnalyticCoefficients c;
   c.eff_compute = 0.9;
   c.eff_matmul = 0.3;
+  c.eff_grouped = 0.02;
   c.eff_memory = 0.5;
   c.launch_us = 80;
   c.overhead_ms = 0.1;
@@ -278,4 +280,40 @@ TEST_CASE("another device's idle power at its maximum clocks is its published id
   xavier.idle_w = 7.5;
   const AnalyticModel model(typical());
   CHECK(model.idle_power(xavier, maxn_mode(xavier)).module_w() == Approx(7.5));
+}
+
+TEST_CASE("recurrent weights come from DRAM once when they fit in L2 and at every step if not") {
+  LayerWork lstm{"lstm", "lstm", 0, 1e6, 2};
+  lstm.reread_footprint_bytes = 640e3;
+  lstm.reread_bytes = 34 * 640e3;
+  DeviceSpec d = orin();
+  CHECK(dram_bytes(d, lstm) == 1e6);
+  d.gpu_l2_kb = 512;  // Xavier's L2: the 640 kB block no longer fits
+  CHECK(dram_bytes(d, lstm) == 1e6 + 34 * 640e3);
+  d.gpu_l2_kb.reset();  // unknown L2: assume it does not fit
+  CHECK(dram_bytes(d, lstm) == 1e6 + 34 * 640e3);
+
+  const SyntheticWorkload w("rnn", {lstm});
+  const AnalyticModel model(typical());
+  DeviceSpec small_l2 = orin();
+  small_l2.gpu_l2_kb = 512;
+  const PowerMode m = maxn_mode(orin());
+  CHECK(time_ms(model, small_l2, m, w, Phase::inference, 1) >
+        time_ms(model, orin(), m, w, Phase::inference, 1));
+}
+
+TEST_CASE("grouped convolutions run at their own efficiency") {
+  const DeviceSpec d = orin();
+  const PowerMode m = maxn_mode(d);
+  AnalyticCoefficients c = typical();
+  c.launch_overlap = 0;  // launches hidden: GPU time and overhead only
+  const AnalyticModel model(c);
+  const SyntheticWorkload dense("dense", {{"conv", "conv", 5e9, 1e6, 1}});
+  const SyntheticWorkload grouped("grouped", {{"dw", "conv_grouped", 5e9, 1e6, 1}});
+  const double t_dense = time_ms(model, d, m, dense, Phase::inference, 1);
+  const double t_grouped = time_ms(model, d, m, grouped, Phase::inference, 1);
+  // Both compute-bound here: time in inverse proportion to the efficiency (overhead aside).
+  const double overhead = typical().overhead_ms;
+  CHECK((t_grouped - overhead) / (t_dense - overhead) ==
+        Approx(typical().eff_compute / typical().eff_grouped).epsilon(1e-9));
 }

@@ -30,6 +30,7 @@ DeviceSpec orin() {
               828750000, 930750000, 1032750000, 1134750000, 1236750000, 1300500000};
   d.emc_hz = {204000000, 665600000, 2133000000, 3199000000};
   d.memory_bus_bits = 256;
+  d.gpu_l2_kb = 4096;
   d.module_peak_w = 60;
   d.rails = {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"};
   return d;
@@ -47,6 +48,7 @@ DeviceSpec xavier() {
               828750000, 905250000, 1032750000, 1198500000, 1236750000, 1338750000, 1377000000};
   d.emc_hz = {204000000, 800000000, 1065600000, 1331200000, 1600000000, 1866000000, 2133000000};
   d.memory_bus_bits = 256;
+  d.gpu_l2_kb = 512;
   d.idle_w = 7.5;
   d.rails = {"GPU", "CPU", "SOC", "CV", "VDDRQ", "SYS5V"};
   return d;
@@ -104,8 +106,8 @@ TEST_CASE("the resnet50 batch-32 power reading that the file flags is left out o
 
 TEST_CASE("the Orin fit meets its stated error bounds") {
   const CalibrationResult& fit = orin_fit();
-  // Bounds in docs/MODEL.md: 20% time over the fitted anchors, 20% power.
-  CHECK(fit.time_mape_pct < 20.0);
+  // Bounds in docs/MODEL.md: 16% time over the fitted anchors, 20% power.
+  CHECK(fit.time_mape_pct < 16.0);
   CHECK(fit.power_mape_pct < 20.0);
   CHECK(fit.time_anchors >= 20);
   // The training anchors, which drive the CPU sensitivity, are fitted within 25% each.
@@ -131,6 +133,8 @@ TEST_CASE("only anchors faster than the 100%-efficiency roofline are excluded fr
     CHECK(*r.predicted_time_ms > *r.anchor.time_ms);
   }
   CHECK(orin_fit().time_anchors + orin_fit().time_anchors_excluded == 29);
+  // With cuDNN's fused LSTM (recurrent weights in L2) every anchor is describable.
+  CHECK(orin_fit().time_anchors_excluded == 0);
 }
 
 TEST_CASE("the fitted model reproduces the published Xavier AGX sensitivities in sign and size") {
@@ -167,10 +171,10 @@ TEST_CASE("the fitted model reproduces the published Xavier AGX sensitivities in
   // Published: -22.3, -12.6, +5.5 (noise); tolerances in docs/MODEL.md.
   CHECK(gpu_resnet < -10.0);
   CHECK(gpu_resnet > -30.0);
-  // The roofline's memory-bound layers ignore the GPU clock, so MobileNetV3 (mostly
-  // depthwise, memory-bound) responds less than published (-2% vs -12.6%): a known miss.
-  CHECK(gpu_mobilenet < -1.0);
-  CHECK(gpu_mobilenet > -30.0);
+  // MobileNetV3's depthwise convolutions run at their own low efficiency, compute-bound, so
+  // they follow the GPU clock (-14.5% vs -12.6% published).
+  CHECK(gpu_mobilenet < -8.0);
+  CHECK(gpu_mobilenet > -22.0);
   CHECK(std::abs(gpu_lenet) < 8.0);
   CHECK(gpu_resnet < gpu_mobilenet);
   CHECK(gpu_mobilenet < gpu_lenet);

@@ -78,7 +78,11 @@ TEST_CASE("an lstm layer counts four gates with two biases each", "[layer_graph]
   CHECK(g.shape(l) == Shape{35, 300});
   CHECK(g.layer(l).params == 4 * 300 * (200 + 300) + 8 * 300);
   CHECK(g.layer(l).macs == Approx(35.0 * 4 * 300 * 500));
-  CHECK(g.layer(l).kernels == 2 * 35 + 1);
+  // cuDNN's fused RNN: input projection and recurrence, whatever the sequence length.
+  CHECK(g.layer(l).kernels == 2);
+  CHECK(g.layer(l).weight_read_bytes == 4 * g.layer(l).params);
+  CHECK(g.layer(l).reread_footprint_bytes == 4.0 * 4 * 300 * 300);
+  CHECK(g.layer(l).reread_bytes == 34.0 * 4 * 4 * 300 * 300);
 }
 
 TEST_CASE("embeddings gather rows instead of reading the whole table", "[layer_graph]") {

@@ -212,6 +212,20 @@ TEST_CASE("the other shipped devices carry their own tables", "[device_catalog_l
   CHECK(nx.rails == std::vector<std::string>{"VDD_IN"});
 }
 
+TEST_CASE("the GPU L2 size is read where published and absent elsewhere",
+          "[device_catalog_loader]") {
+  REQUIRE(shipped().get("orin-agx-64gb").gpu_l2_kb.has_value());
+  CHECK(*shipped().get("orin-agx-64gb").gpu_l2_kb == 4096);
+  CHECK(shipped().get("orin-agx-32gb").gpu_l2_kb == std::optional<double>(4096));
+  CHECK(shipped().get("xavier-agx-32gb").gpu_l2_kb == std::optional<double>(512));
+  CHECK_FALSE(shipped().get("orin-nano-8gb").gpu_l2_kb.has_value());
+  std::string file;
+  const std::string err = error_with(
+      6, "gpu: {arch: g, sm_version: 87, tpcs: 2, cuda_cores: 256, tensor_cores: 8, l2_kb: -1}",
+      &file);
+  CHECK(err.find("gpu.l2_kb") != std::string::npos);
+}
+
 TEST_CASE("a valid minimal device file loads with all its fields", "[device_catalog_loader]") {
   TempDir dir;
   dir.write("tiny.yaml", join(tiny_lines()));
