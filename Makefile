@@ -24,8 +24,11 @@ run: build
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
+# Every bench_<folder> executable; extra Google Benchmark flags via BENCH_ARGS.
+BENCH_ARGS ?= --benchmark_min_time=0.5
 bench: build
-	@for b in $(BUILD_DIR)/bench_*; do echo "== $$b"; $$b --benchmark_min_time=0.2; done
+	@for b in $$(find $(BUILD_DIR) -maxdepth 2 -type f -perm -u+x -name 'bench_*' | sort); do \
+	  echo "== $$b"; $$b $(BENCH_ARGS) || exit 1; done
 
 clean:
 	rm -rf $(BUILD_DIR)
