@@ -6,19 +6,26 @@
 //     flops   = B x (2 x MACs + elementwise ops)        MACs counted exactly for conv, linear,
 //                                                       attention matmuls and LSTM gates
 //     bytes   = weight reads (4 x params, once per minibatch; embeddings read only the gathered
-//               rows, LSTMs re-read the recurrent matrix per step)
-//               + B x 4 x (input activations read + output written [+ gathered rows])
+//               rows) + B x 4 x (input activations read + output written [+ gathered rows])
+//     reread_bytes = an LSTM's recurrent matrix (4 x 4h x h bytes) again at each of the other
+//               T - 1 steps: DRAM traffic only on a device whose GPU L2 cannot hold the matrix
+//               (decided by the performance model, which knows the device)
 //     kernels = PyTorch eager / cuDNN launches, independent of B, never fused across layers:
 //               conv 1 (+1 bias add), linear 1, bn 1, layernorm 1, activation 1, pool 1, add 1,
-//               mul 1, concat 1, upsample 1, embedding 1, attention matmul 1, softmax 3 (scale,
-//               mask, softmax), LSTM 2T + 1; views (flatten, channel slices) 0.
-//               Dropout and the loss are not modelled.
+//               mul 1, concat 1, upsample 1, embedding 1, attention matmul 1, softmax 1 (3 in
+//               attention: scale, mask, softmax), LSTM 2 per layer (cuDNN's fused RNN: one
+//               GEMM for the input projection of all T steps, one call for the recurrence, whose
+//               per-step kernels cuDNN issues without PyTorch's per-operator host cost); views
+//               (flatten, channel slices) 0. Dropout and the loss are not modelled.
+//     kind    = the layer's op kind; grouped/depthwise convolutions are "conv_grouped" (they
+//               run on other, far slower cuDNN kernels than dense convolutions)
 //   Training step = forward + backward + optimizer update:
 //     backward flops   = B x (2 x 2 x MACs + elementwise ops)   (gradients w.r.t. input and w.r.t.
 //                        weights for every product; ~1x forward for elementwise work)
 //     backward bytes   = 2 x forward activation bytes (read saved activations and incoming
 //                        gradients, write outgoing gradients) + weight reads again + 4 x params of
-//                        gradient writes
+//                        gradient writes; reread_bytes twice (the backward recurrence walks the
+//                        steps again)
 //     backward kernels = 2 x forward kernels
 //     update (SGD with momentum, PyTorch's per-tensor loop, foreach off): per parameter 4 flops,
 //                        5 x 4 bytes (read weight, gradient, momentum; write weight, momentum) and

@@ -77,7 +77,8 @@ GraphWorkload lstm() {
   x = g.lstm(x, "lstm.1", kHidden);
   // Next-word prediction: only the last step's hidden state is decoded.
   x = g.slice_channels(x, "last_step", kSteps - 1, 1);
-  g.linear(x, "decoder", kVocab);
+  x = g.linear(x, "decoder", kVocab);
+  g.softmax(x, "log_softmax");  // the example's forward ends in F.log_softmax
   return GraphWorkload(
       "lstm", "language-modelling", std::move(g), kInt64Bytes * kSteps,
       "word-level LSTM language model predicting the next word from a 35-token context: "
