@@ -60,9 +60,9 @@ struct CalibrationResult {
   int power_anchors = 0;
 };
 
-// Fits eff_compute, eff_memory, launch_us, overhead_ms and launch_overlap to the time anchors
-// and static_w, gpu_dynamic_w, memory_dynamic_w, cpu_dynamic_w to the power anchors that are not
-// excluded. `priors` supplies everything that is not fitted (V/f prior, rail split, reference
+// Fits eff_compute, eff_matmul, eff_grouped, eff_memory, launch_us, overhead_ms and
+// launch_overlap to the time anchors and static_w, gpu_dynamic_w, memory_dynamic_w,
+// cpu_dynamic_w to the power anchors that are not excluded. `priors` supplies everything that is not fitted (V/f prior, rail split, reference
 // device). The roofline's max() makes time piecewise linear in the coefficients: each layer is
 // classified (compute- or memory-bound, launch- or GPU-bound), the bounded linear least-squares
 // problem is solved, layers are reclassified, until the classification is stable; launch_overlap
