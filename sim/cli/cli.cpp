@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
+
+#include <unistd.h>
 
 #include <boost/program_options.hpp>
 
@@ -14,6 +17,7 @@
 #include "models/error.hpp"
 #include "models/workload/dataset_catalog.hpp"
 #include "models/workload/workload_catalog.hpp"
+#include "sim/cli/progress_display.hpp"
 #include "sim/cli/scenario_run.hpp"
 #include "sim/cli/version.hpp"
 #include "sim/config/calibration_loader.hpp"
@@ -128,7 +132,8 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ("set", po::value<std::vector<std::string>>()->composing(),
        "override a scenario key: --set key.path=value (repeatable), e.g. inference[0].batch_size=32")
       ("backend", po::value<std::string>()->default_value("sim"), "sim (the only backend of this build)")
-      ("quiet,q", "print nothing on success (files are still written)");
+      ("quiet,q", "print nothing on success (files are still written)")
+      ("progress", "show progress even when stderr is not a terminal (one line per update)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(), "scenario file");
   po::options_description all;
@@ -141,7 +146,11 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                       "Runs a scenario file (see docs/SCENARIOS.md) on the simulated backend. Prints\n"
                       "summary.json on stdout and writes summary.json, requests.csv, minibatches.csv,\n"
                       "power.csv, trace.json and run.json into the output folder; on bad input nothing\n"
-                      "is written.",
+                      "is written.\n\n"
+                      "Progress: a run whose simulation takes more than a second of wall time shows how\n"
+                      "far it has got on stderr (simulated seconds reached, % done), redrawn at most\n"
+                      "every 250 ms and erased when the run ends. Shown only when stderr is a terminal\n"
+                      "(or with --progress), never with --quiet; stdout carries only summary.json.",
                       options);
     return 0;
   }
@@ -169,7 +178,11 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   std::vector<std::string> command_line{"fulcrum"};
   command_line.insert(command_line.end(), args.begin(), args.end());
-  const ScenarioRun r = run_prepared(std::move(prepared), out_dir, command_line);
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  std::optional<ProgressDisplay> progress;
+  if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
+  const ScenarioRun r = run_prepared(std::move(prepared), out_dir, command_line,
+                                     progress ? progress->callback() : ProgressFn{});
   if (!quiet) {
     out << r.summary_json;
     err << format_summary_text(r.result);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <utility>
 
 #include "backends/simulated_backend.hpp"
 #include "models/perf/analytic_model.hpp"
@@ -45,12 +46,12 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
   return p;
 }
 
-RunResult simulate(PreparedRun& prepared, RunObserver* observer) {
-  return run(prepared.resolved.setup(), *prepared.backend, observer);
+RunResult simulate(PreparedRun& prepared, RunObserver* observer, ProgressFn progress) {
+  return run(prepared.resolved.setup(), *prepared.backend, observer, std::move(progress));
 }
 
 ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesystem::path>& out_dir,
-                         const std::vector<std::string>& command_line) {
+                         const std::vector<std::string>& command_line, ProgressFn progress) {
   ScenarioRun r{std::move(prepared), {}, {}, {}, 0};
   const Scenario& scenario = r.prepared.resolved.scenario;
   const auto start = std::chrono::steady_clock::now();
@@ -58,13 +59,13 @@ ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesyst
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   if (!out_dir) {
-    r.result = simulate(r.prepared);
+    r.result = simulate(r.prepared, nullptr, std::move(progress));
     r.summary_json = summary_json(r.result, scenario);
     r.wall_s = elapsed_s();
     return r;
   }
   OutputWriter writer(*out_dir, scenario, r.prepared.resolved.device->rails);
-  r.result = simulate(r.prepared, &writer);
+  r.result = simulate(r.prepared, &writer, std::move(progress));
   writer.finish(r.result);
   r.summary_json = summary_json(r.result, scenario);
   r.wall_s = elapsed_s();

@@ -22,6 +22,7 @@
 #include "sim/config/scenario_loader.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/run_result.hpp"
+#include "sim/runtime/runner.hpp"
 
 namespace fulcrum::sim {
 
@@ -54,8 +55,9 @@ std::unique_ptr<models::PerfModel> load_perf_model(const std::string& data_dir,
 // throws InputError before anything is written anywhere.
 PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options = {});
 
-// One run of a prepared scenario; `observer` may be null.
-RunResult simulate(PreparedRun& prepared, RunObserver* observer = nullptr);
+// One run of a prepared scenario; `observer` may be null, `progress` empty.
+RunResult simulate(PreparedRun& prepared, RunObserver* observer = nullptr,
+                   ProgressFn progress = {});
 
 struct ScenarioRun {
   PreparedRun prepared;
@@ -66,9 +68,10 @@ struct ScenarioRun {
 };
 
 // simulate, with the output writers into `out_dir` when given (created if needed; results
-// appear only when the run succeeded) and run.json beside them.
+// appear only when the run succeeded) and run.json beside them. `progress` as in run().
 ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesystem::path>& out_dir,
-                         const std::vector<std::string>& command_line = {});
+                         const std::vector<std::string>& command_line = {},
+                         ProgressFn progress = {});
 
 // prepare_run + run_prepared into options.out_dir.
 ScenarioRun run_scenario_file(const std::string& scenario_path, const RunOptions& options = {},

@@ -4,6 +4,7 @@
 //   RunResult result = run(setup, backend);   // then sim/report writes summary and files
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -11,6 +12,7 @@
 #include "models/device/power_mode.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/runtime/run_observer.hpp"
+#include "sim/engine/time.hpp"
 #include "sim/runtime/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -26,8 +28,15 @@ struct RunSetup {
   std::vector<const models::Workload*> inference_workloads;   // one per scenario.inference[i]
 };
 
+// Told how far a run has got: `reached` of `end` simulated nanoseconds. Called kProgressSteps
+// times over a run (every end / kProgressSteps of simulated time, never per event), so it costs
+// nothing measurable; a display decides itself how often to redraw (e.g. by wall time).
+using ProgressFn = std::function<void(Time reached, Time end)>;
+inline constexpr int kProgressSteps = 1000;
+
 // Runs the scenario to its duration. `observer` (may be null) sees every request, item and power
-// change as it happens.
-RunResult run(const RunSetup& setup, backends::Backend& backend, RunObserver* observer = nullptr);
+// change as it happens; `progress` (may be empty) is told how far the run has got.
+RunResult run(const RunSetup& setup, backends::Backend& backend, RunObserver* observer = nullptr,
+              ProgressFn progress = {});
 
 }  // namespace fulcrum::sim

@@ -37,6 +37,9 @@ class Runtime final : public GpuHost {
           DataPipeline& pipeline);
   ~Runtime() override;
 
+  // Reports progress during run() (see ProgressFn); call before run(). Empty: none.
+  void set_progress(ProgressFn progress) { progress_ = std::move(progress); }
+
   RunResult run();
 
   // GpuHost
@@ -123,6 +126,7 @@ class Runtime final : public GpuHost {
   const RunSetup& setup_;
   backends::Backend& backend_;
   RunObserver* observer_;
+  ProgressFn progress_;
   DataPipeline& pipeline_;
   Time end_;
   Simulator sim_;

@@ -144,7 +144,7 @@ struct Harness {
   FakeBackend backend;
   double dataset_samples = 0;
 
-  RunResult run(RunObserver* observer = nullptr) {
+  RunResult run(RunObserver* observer = nullptr, ProgressFn progress = {}) {
     RunSetup setup;
     setup.scenario = &scenario;
     setup.device = &device;
@@ -153,7 +153,7 @@ struct Harness {
     for (std::size_t i = 0; i < scenario.inference.size(); ++i) {
       setup.inference_workloads.push_back(&infer);
     }
-    return sim::run(setup, backend, observer);
+    return sim::run(setup, backend, observer, std::move(progress));
   }
 };
 
