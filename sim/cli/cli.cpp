@@ -171,6 +171,13 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const std::filesystem::path out_dir = vm.count("out")
                                             ? std::filesystem::path(vm["out"].as<std::string>())
                                             : std::filesystem::path("out") / prepared.resolved.scenario.name;
+  // An unusable --out is bad input like any other: one line, before anything runs or prints.
+  std::error_code out_error;
+  std::filesystem::create_directories(out_dir, out_error);
+  if (out_error) {
+    throw InputError(std::nullopt, "--out",
+                     "cannot create output directory " + out_dir.string() + ": " + out_error.message());
+  }
   if (!quiet) {
     err << "fulcrum: running " << prepared.resolved.scenario.name << " ("
         << prepared.resolved.scenario.duration_s << " s simulated) on " << prepared.resolved.device->name

@@ -22,6 +22,9 @@ constexpr int kSupportedVersion = 1;
 constexpr double kMaxDurationS = 1e7;
 constexpr double kMaxRatePerS = 1e6;
 constexpr int kMaxBatchSize = 1 << 16;
+// Simulated time is whole nanoseconds: a shorter span would round to zero (an empty run, or a
+// sampling period that never advances).
+constexpr double kMinTimeSpanS = 1e-9;
 
 // The YAML spelling of each policy.
 const char* policy_name(SharingPolicy policy) {
@@ -37,6 +40,15 @@ std::string format_number(double v) {
   std::ostringstream s;
   s << v;
   return s.str();
+}
+
+// A positive time span in seconds that survives the conversion to whole nanoseconds.
+double read_time_span_s(const YamlNode& n) {
+  const double v = n.as_positive_double();
+  if (v < kMinTimeSpanS) {
+    n.fail("must be >= 1e-9 (time is counted in whole nanoseconds), got " + format_number(v));
+  }
+  return v;
 }
 
 // Reads one scenario document; remembers which key paths --set touched.
@@ -67,7 +79,7 @@ class ScenarioReader {
       s.seed = static_cast<std::uint64_t>(seed);
     }
     if (auto n = root.optional("duration_s")) {
-      s.duration_s = n->as_positive_double();
+      s.duration_s = read_time_span_s(*n);
       if (s.duration_s > kMaxDurationS) n->fail("must be <= " + format_number(kMaxDurationS));
     }
     if (auto n = root.optional("device")) s.device = read_device(*n, out.sources);
@@ -322,7 +334,7 @@ class ScenarioReader {
         f->fail("unknown power_kind '" + k + "' (known: average, max_window)");
       }
     }
-    if (auto f = n.optional("power_window_s")) b.power_window_s = f->as_positive_double();
+    if (auto f = n.optional("power_window_s")) b.power_window_s = read_time_span_s(*f);
     return b;
   }
 
@@ -354,7 +366,7 @@ class ScenarioReader {
     if (auto f = n.optional("minibatches")) o.minibatches = f->as_bool();
     if (auto f = n.optional("power")) o.power = f->as_bool();
     if (auto f = n.optional("trace")) o.trace = f->as_bool();
-    if (auto f = n.optional("power_sample_s")) o.power_sample_s = f->as_positive_double();
+    if (auto f = n.optional("power_sample_s")) o.power_sample_s = read_time_span_s(*f);
     return o;
   }
 

@@ -63,6 +63,7 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
     throw InputError(std::nullopt, "budgets.latency_percentile", "must be one of 50, 95, 99, 100");
   }
   end_ = from_seconds(sc.duration_s);
+  if (end_ <= 0) throw InputError(std::nullopt, "duration_s", "must be at least 1 ns");
   const std::size_t rails = setup.device->rails.size();
 
   if (sc.training.has_value() != (setup.training_workload != nullptr)) {

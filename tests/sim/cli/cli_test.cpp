@@ -132,6 +132,10 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
       {"--set of an unknown key", kGood, "--set colour=blue", "^--set: colour: unknown key"},
       {"bad --seed", kGood, "--seed -3", "^--seed: "},
       {"unknown option", kGood, "--frobnicate", "^fulcrum run: "},
+      {"a duration shorter than a nanosecond", replace(kGood, "duration_s: 20", "duration_s: 1e-12"), "",
+       "^" + f + ":3:13: duration_s: must be >= 1e-9"},
+      {"a power sampling period shorter than a nanosecond", kGood, "--set outputs.power_sample_s=1e-10",
+       "^--set: outputs\\.power_sample_s: must be >= 1e-9"},
   };
   for (const Case& c : cases) {
     INFO(c.what);
@@ -146,6 +150,18 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
     CHECK_FALSE(fs::exists(out / "summary.json"));
     CHECK((!fs::exists(out) || fs::is_empty(out)));
   }
+}
+
+TEST_CASE("an --out path that cannot be a folder exits 2 with one line before running", "[cli]") {
+  Sandbox box;
+  const std::string scenario = box.write("good.yaml", kGood);
+  const std::string file = box.write("a-file", "not a folder\n");
+  const Outcome o = box.fulcrum("run " + quote(scenario) + " --out " + quote(file + "/out"));
+  INFO("stderr: " << o.err);
+  CHECK(o.status == 2);
+  CHECK(count_lines(o.err) == 1);
+  CHECK(o.err.rfind("--out: cannot create output directory ", 0) == 0);
+  CHECK(o.out.empty());
 }
 
 TEST_CASE("a missing scenario file exits 2 naming the file", "[cli]") {
