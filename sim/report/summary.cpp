@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "sim/report/json_writer.hpp"
 
@@ -13,13 +14,20 @@ const char* to_string(PowerBudgetKind k) {
   return k == PowerBudgetKind::average ? "average" : "max_window";
 }
 
-void write_latency(JsonWriter& w, const LatencyStats& l) {
+// Without a completed request there is no latency to report: null, not a 0 ms that reads as a
+// perfect result.
+void write_latency(JsonWriter& w, const LatencyStats& l, bool any_completed) {
   w.key("latency_ms").begin_object();
-  w.key("mean").value(l.mean_ms);
-  w.key("p50").value(l.p50_ms);
-  w.key("p95").value(l.p95_ms);
-  w.key("p99").value(l.p99_ms);
-  w.key("max").value(l.max_ms);
+  const std::pair<const char*, double> fields[] = {
+      {"mean", l.mean_ms}, {"p50", l.p50_ms}, {"p95", l.p95_ms}, {"p99", l.p99_ms}, {"max", l.max_ms}};
+  for (const auto& [name, value] : fields) {
+    w.key(name);
+    if (any_completed) {
+      w.value(value);
+    } else {
+      w.null();
+    }
+  }
   w.end_object();
 }
 
@@ -58,7 +66,7 @@ void write_stream(JsonWriter& w, const StreamResult& s) {
   w.key("dropped").value(s.dropped);
   w.key("batches").value(s.batches);
   w.key("throughput_per_s").value(s.throughput_per_s);
-  write_latency(w, s.latency);
+  write_latency(w, s.latency, s.completed > 0);
   w.key("stable").value(s.stable);
   if (!s.stable) w.key("unstable_reason").value(s.unstable_reason);
   w.key("gpu_busy_s").value(s.gpu_busy_s);
@@ -158,21 +166,26 @@ std::string format_summary_text(const RunResult& r) {
             t.fetch_stall_s);
   }
   for (const StreamResult& s : r.inference) {
-    appendf(out,
-            "  inference  %-18s bs %-4d %10.4g req/s  latency p50 %.4g ms  p95 %.4g ms  p99 %.4g "
-            "ms  max %.4g ms\n",
-            s.name.c_str(), s.batch_size, s.throughput_per_s, s.latency.p50_ms, s.latency.p95_ms,
-            s.latency.p99_ms, s.latency.max_ms);
+    if (s.completed > 0) {
+      appendf(out,
+              "  inference  %-18s bs %-4d %10.4g req/s  latency p50 %.4g ms  p95 %.4g ms  p99 "
+              "%.4g ms  max %.4g ms\n",
+              s.name.c_str(), s.batch_size, s.throughput_per_s, s.latency.p50_ms,
+              s.latency.p95_ms, s.latency.p99_ms, s.latency.max_ms);
+    } else {
+      appendf(out, "  inference  %-18s bs %-4d %10.4g req/s  latency: none (no request completed)\n",
+              s.name.c_str(), s.batch_size, s.throughput_per_s);
+    }
     appendf(out, "             %llu arrived, %llu completed, %llu queued, %llu dropped  %s%s\n",
             static_cast<unsigned long long>(s.arrived),
             static_cast<unsigned long long>(s.completed),
             static_cast<unsigned long long>(s.queued), static_cast<unsigned long long>(s.dropped),
             s.stable ? "stable" : "UNSTABLE: ", s.stable ? "" : s.unstable_reason.c_str());
   }
-  appendf(out, "  power      avg %.4g W  max %.4g s window %.4g W  energy %.6g J\n", r.power.avg_w,
+  appendf(out, "  power      avg %.4g W  max %.4g s window %.4g W  energy %.1f J\n", r.power.avg_w,
           r.power.window_s, r.power.max_window_w, r.power.energy_j);
   for (std::size_t i = 0; i < r.power.rails.size(); ++i) {
-    appendf(out, "             %-14s avg %.4g W  energy %.6g J\n", r.power.rails[i].c_str(),
+    appendf(out, "             %-14s avg %.4g W  energy %.1f J\n", r.power.rails[i].c_str(),
             i < r.power.rail_avg_w.size() ? r.power.rail_avg_w[i] : 0.0,
             i < r.power.rail_energy_j.size() ? r.power.rail_energy_j[i] : 0.0);
   }

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <variant>
 
 #include "models/error.hpp"
 #include "sim/runtime/latency_stats.hpp"
@@ -411,8 +412,12 @@ std::string Runtime::instability_reason(int stream, std::size_t backlog_end) {
   const double rate = s.arrivals.nominal_rate_per_s();
   const double batch_ms = to_milliseconds(cost(stream + 1, s.batch_size).duration);
   const double fill_ms = rate > 0 ? static_cast<double>(s.batch_size) / rate * 1e3 : 0;
-  const std::string growth = "backlog grew from " + with_commas(s.backlog_mid) + " to " +
-                             with_commas(backlog_end) + " requests";
+  const std::string growth =
+      backlog_end > s.backlog_mid
+          ? "backlog grew from " + with_commas(s.backlog_mid) + " to " + with_commas(backlog_end) +
+                " requests"
+          : "backlog " + with_commas(s.backlog_mid) + " requests at mid-run, " +
+                with_commas(backlog_end) + " at the end";
   std::string reason;
   if (rate > 0 && batch_ms >= fill_ms) {
     const std::string fill =
@@ -490,7 +495,15 @@ RunResult Runtime::collect() {
         std::max(static_cast<double>(kGrowthBatches * s.batch_size), kGrowthSeconds * rate);
     const bool grew = backlog_end > s.backlog_mid &&
                       static_cast<double>(backlog_end - s.backlog_mid) > growth_limit;
-    if (s.overflow_at || grew) {
+    // Under a steady rate a full batch that runs at least as long as it takes to fill can never
+    // catch up, however slowly its backlog grows within one run (DESIGN.md section 3).
+    const bool steady_rate = std::holds_alternative<FixedArrivals>(s.spec->arrivals) ||
+                             std::holds_alternative<PoissonArrivals>(s.spec->arrivals);
+    const bool saturated =
+        steady_rate && rate > 0 &&
+        to_seconds(cost(static_cast<int>(i) + 1, s.batch_size).duration) >=
+            static_cast<double>(s.batch_size) / rate;
+    if (s.overflow_at || grew || saturated) {
       out.stable = false;
       out.unstable_reason = instability_reason(static_cast<int>(i), backlog_end);
     }

@@ -112,8 +112,23 @@ TEST_CASE("the text summary shows every headline number with its unit") {
   CHECK(text.find("160 samples/s") != std::string::npos);
   CHECK(text.find("p99 55.12 ms") != std::string::npos);
   CHECK(text.find("avg 24 W") != std::string::npos);
-  CHECK(text.find("energy 72 J") != std::string::npos);
+  CHECK(text.find("energy 72.0 J") != std::string::npos);  // fixed point: no 1.4e+07 J on long runs
   CHECK(text.find("utilization 96.66 %") != std::string::npos);
   CHECK(text.find("stable") != std::string::npos);
   CHECK(text.find("latency: met") != std::string::npos);
+}
+
+TEST_CASE("a stream that completed no request reports null latencies, not zero") {
+  RunResult result = testing::small_result();
+  result.inference[0].completed = 0;
+  result.inference[0].latency = LatencyStats{};
+  const auto doc = parse_json(summary_json(result, testing::small_scenario()));
+  const JsonValue& latency = doc.at("inference").items[0].at("latency_ms");
+  for (const char* key : {"mean", "p50", "p95", "p99", "max"}) {
+    INFO(key);
+    CHECK(latency.at(key).kind == JsonValue::Kind::null);
+  }
+  const std::string text = format_summary_text(result);
+  CHECK(text.find("latency: none (no request completed)") != std::string::npos);
+  CHECK(text.find("p50 0 ms") == std::string::npos);
 }

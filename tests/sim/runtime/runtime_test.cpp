@@ -248,6 +248,32 @@ TEST_CASE("batch 16 at 51.6 ms against 100 requests/s alone is stable") {
   CHECK(s.latency.max_ms == Approx(150 + 51.6));
 }
 
+TEST_CASE("a batch a little slower than its fill time is unstable although its backlog grows slowly") {
+  Harness h;
+  h.scenario = base_scenario(60.0);
+  h.scenario.inference.push_back(stream_spec("resnet", 16, FixedArrivals{100}));
+  h.backend.set(h.infer, Phase::inference, {160.2, 0});  // fills in 160 ms
+  const RunResult r = h.run();
+  const StreamResult& s = r.inference[0];
+  CHECK(s.queued < 64);  // far below what backlog growth alone would call unstable
+  CHECK_FALSE(s.stable);
+  CHECK_THAT(s.unstable_reason,
+             Catch::StartsWith("one batch of 16 takes 160.2 ms, longer than the 160.0 ms in which "
+                               "16 requests arrive at 100.0/s"));
+}
+
+TEST_CASE("a stream that keeps up on average through a short overload is stable") {
+  Harness h;
+  h.scenario = base_scenario(60.0);
+  PiecewiseArrivals p;
+  p.segments = {{0, 50}, {20, 120}, {25, 50}};  // 5 s above the 100/s it can serve
+  h.scenario.inference.push_back(stream_spec("s0", 1, p));
+  h.backend.set(h.infer, Phase::inference, {10, 0});
+  const RunResult r = h.run();
+  CHECK(r.inference[0].stable);
+  CHECK(r.inference[0].queued <= 1);
+}
+
 TEST_CASE("an overloaded stream stops storing arrivals at its cap and counts them as dropped") {
   Harness h;
   h.scenario = base_scenario(100.0);
