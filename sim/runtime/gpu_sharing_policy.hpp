@@ -2,7 +2,9 @@
 // becomes ready or an item completes. The event engine knows nothing of it.
 //
 // Adding a policy (no engine change needed):
-//  1. Subclass GpuSharingPolicy; take a GpuHost& in the constructor.
+//  1. Subclass GpuSharingPolicy; take a GpuHost& in the constructor. (A policy that runs one item
+//     at a time alone on the GPU subclasses ExclusivePolicy instead and only picks the next
+//     context: exclusive_policy.hpp.)
 //  2. In on_work_ready(), start items with host.begin_item(c) when your rule allows, declare the
 //     GPU state with host.set_gpu_state(shares, power), and schedule the completion yourself
 //     (host.simulator().schedule_at(...)); at completion call host.finish_item(c) and pick again.

@@ -4,28 +4,16 @@
 #pragma once
 
 #include <optional>
-#include <vector>
 
-#include "sim/runtime/gpu_sharing_policy.hpp"
+#include "sim/runtime/exclusive_policy.hpp"
 
 namespace fulcrum::sim {
 
-class ManagedPolicy final : public GpuSharingPolicy {
+class ManagedPolicy final : public ExclusivePolicy<ManagedPolicy> {
  public:
-  explicit ManagedPolicy(GpuHost& host);
+  explicit ManagedPolicy(GpuHost& host) : ExclusivePolicy(host) {}
 
-  void on_work_ready(int context) override;
-
-  // The context whose item is on the GPU, if any.
-  std::optional<int> running() const { return running_; }
-
- private:
-  void start_next();
-  void complete();
-
-  GpuHost& host_;
-  std::optional<int> running_;
-  std::vector<double> share_;  // one-hot while an item runs
+  std::optional<int> pick_next();
 };
 
 }  // namespace fulcrum::sim

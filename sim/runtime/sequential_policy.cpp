@@ -1,50 +1,23 @@
 #include "sim/runtime/sequential_policy.hpp"
 
-#include <cassert>
 #include <cstdio>
 
 namespace fulcrum::sim {
 
 SequentialPolicy::SequentialPolicy(GpuHost& host)
-    : host_(host),
-      share_(static_cast<std::size_t>(host.context_count()), 0.0),
-      had_training_(host.is_training_active()) {}
+    : ExclusivePolicy(host), had_training_(host.is_training_active()) {}
 
-void SequentialPolicy::on_work_ready(int /*context*/) {
-  if (!running_) start_next();
+std::optional<int> SequentialPolicy::pick_next() {
+  if (!host_.is_training_active()) return oldest_ready_inference(host_);
+  // The job holds the GPU while it lasts, even while it waits for data.
+  if (host_.has_ready_work(GpuHost::kTrainingContext)) return GpuHost::kTrainingContext;
+  return std::nullopt;
 }
 
-void SequentialPolicy::start_next() {
-  assert(!running_);
-  std::optional<int> pick;
-  if (host_.is_training_active()) {
-    // The job holds the GPU while it lasts, even while it waits for data.
-    if (host_.has_ready_work(GpuHost::kTrainingContext)) pick = GpuHost::kTrainingContext;
-  } else {
-    pick = oldest_ready_inference(host_);
-  }
-  if (!pick) {
-    host_.set_gpu_state(share_, host_.idle_power_w());
-    return;
-  }
-  const int c = *pick;
-  const ItemCost& cost = host_.begin_item(c);
-  running_ = c;
-  share_[static_cast<std::size_t>(c)] = 1.0;
-  host_.set_gpu_state(share_, cost.rail_power_w);
-  host_.simulator().schedule_at(host_.now() + cost.duration, [this] { complete(); });
-}
-
-void SequentialPolicy::complete() {
-  assert(running_);
-  const int c = *running_;
-  running_.reset();
-  share_[static_cast<std::size_t>(c)] = 0.0;
-  host_.finish_item(c);
-  if (c == GpuHost::kTrainingContext && !host_.is_training_active() && !training_ended_) {
+void SequentialPolicy::on_item_finished(int context) {
+  if (context == GpuHost::kTrainingContext && !host_.is_training_active() && !training_ended_) {
     training_ended_ = host_.now();
   }
-  start_next();
 }
 
 std::optional<std::string> SequentialPolicy::starvation_reason(int context) const {

@@ -5,26 +5,21 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
-#include "sim/runtime/gpu_sharing_policy.hpp"
+#include "sim/runtime/exclusive_policy.hpp"
 
 namespace fulcrum::sim {
 
-class SequentialPolicy final : public GpuSharingPolicy {
+class SequentialPolicy final : public ExclusivePolicy<SequentialPolicy> {
  public:
   explicit SequentialPolicy(GpuHost& host);
 
-  void on_work_ready(int context) override;
   std::optional<std::string> starvation_reason(int context) const override;
 
- private:
-  void start_next();
-  void complete();
+  std::optional<int> pick_next();
+  void on_item_finished(int context);
 
-  GpuHost& host_;
-  std::optional<int> running_;
-  std::vector<double> share_;
+ private:
   bool had_training_;                   // a training job existed when the run started
   std::optional<Time> training_ended_;  // when the training job finished its epochs
 };
