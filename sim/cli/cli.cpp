@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <optional>
 #include <sstream>
@@ -22,6 +21,7 @@
 #include "sim/cli/version.hpp"
 #include "sim/config/calibration_loader.hpp"
 #include "sim/config/device_catalog_loader.hpp"
+#include "sim/report/atomic_file.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
@@ -354,14 +354,9 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
     if (path.extension() != ".yaml") path /= device.name + ".yaml";
     std::error_code ec;
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-    const std::filesystem::path tmp = path.string() + ".partial";
-    {
-      std::ofstream f(tmp, std::ios::binary);
-      f << report.yaml;
-      if (!f) throw InputError(SourceLocation{path.string(), 0, 0}, "", "cannot write the calibration file");
-    }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) throw InputError(SourceLocation{path.string(), 0, 0}, "", "cannot write: " + ec.message());
+    AtomicFile file(path);  // a failed write never leaves a half calibration under the real name
+    file.write(report.yaml);
+    file.publish();
     if (!vm.count("quiet")) err << "fulcrum: wrote " << path.string() << "\n";
   }
   return 0;
