@@ -145,6 +145,13 @@ void appendf(std::string& out, const char* format, Args... args) {
   if (n > 0) out.append(buf, static_cast<std::size_t>(n) < sizeof buf ? n : sizeof buf - 1);
 }
 
+// Four significant digits, but never an exponent: 181.3, 0.5, 26430 (a long wait reads as such).
+std::string plain_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v < 1e4 && v > -1e4 ? "%.4g" : "%.0f", v);
+  return buf;
+}
+
 const char* met(const std::optional<bool>& b) {
   if (!b) return "no budget";
   return *b ? "met" : "MISSED";
@@ -168,19 +175,23 @@ std::string format_summary_text(const RunResult& r) {
   for (const StreamResult& s : r.inference) {
     if (s.completed > 0) {
       appendf(out,
-              "  inference  %-18s bs %-4d %10.4g req/s  latency p50 %.4g ms  p95 %.4g ms  p99 "
-              "%.4g ms  max %.4g ms\n",
-              s.name.c_str(), s.batch_size, s.throughput_per_s, s.latency.p50_ms,
-              s.latency.p95_ms, s.latency.p99_ms, s.latency.max_ms);
+              "  inference  %-18s bs %-4d %10.4g req/s  latency p50 %s ms  p95 %s ms  p99 %s ms  "
+              "max %s ms\n",
+              s.name.c_str(), s.batch_size, s.throughput_per_s,
+              plain_number(s.latency.p50_ms).c_str(), plain_number(s.latency.p95_ms).c_str(),
+              plain_number(s.latency.p99_ms).c_str(), plain_number(s.latency.max_ms).c_str());
     } else {
       appendf(out, "  inference  %-18s bs %-4d %10.4g req/s  latency: none (no request completed)\n",
               s.name.c_str(), s.batch_size, s.throughput_per_s);
     }
-    appendf(out, "             %llu arrived, %llu completed, %llu queued, %llu dropped  %s%s\n",
+    appendf(out, "             %llu arrived, %llu completed, %llu queued, %llu dropped  %s",
             static_cast<unsigned long long>(s.arrived),
             static_cast<unsigned long long>(s.completed),
             static_cast<unsigned long long>(s.queued), static_cast<unsigned long long>(s.dropped),
-            s.stable ? "stable" : "UNSTABLE: ", s.stable ? "" : s.unstable_reason.c_str());
+            s.stable ? "stable" : "UNSTABLE: ");
+    // Appended, not formatted: a reason of any length must not be cut at the format buffer.
+    out += s.stable ? "" : s.unstable_reason;
+    out += '\n';
   }
   appendf(out, "  power      avg %.4g W  max %.4g s window %.4g W  energy %.1f J\n", r.power.avg_w,
           r.power.window_s, r.power.max_window_w, r.power.energy_j);

@@ -132,3 +132,14 @@ TEST_CASE("a stream that completed no request reports null latencies, not zero")
   CHECK(text.find("latency: none (no request completed)") != std::string::npos);
   CHECK(text.find("p50 0 ms") == std::string::npos);
 }
+
+TEST_CASE("the text summary writes long latencies and long reasons in full") {
+  RunResult result = testing::small_result();
+  result.inference[0].latency.p99_ms = 26430.4;
+  result.inference[0].stable = false;
+  result.inference[0].unstable_reason = std::string(600, 'x') + " end of reason";
+  const std::string text = format_summary_text(result);
+  CHECK(text.find("p99 26430 ms") != std::string::npos);
+  CHECK(text.find("e+0") == std::string::npos);
+  CHECK(text.find(std::string(600, 'x') + " end of reason\n") != std::string::npos);
+}
