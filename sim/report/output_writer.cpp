@@ -84,6 +84,16 @@ void OutputWriter::finish(const RunResult& result) {
     AtomicFile summary(out_dir_ / "summary.json");
     summary.write(summary_json(result, scenario_));
     summary.close();
+    // A file this run does not produce but an earlier run into the same folder did would read as
+    // this run's result: remove it (only our own file names, never anything else in the folder).
+    for (const char* name : {"requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
+      const std::filesystem::path stale = out_dir_ / name;
+      bool produced = false;
+      for (const auto& f : files_) produced = produced || f->final_path() == stale;
+      std::error_code ec;
+      if (!produced) std::filesystem::remove(stale, ec);
+      if (ec) throw Error("cannot remove the earlier run's " + stale.string() + ": " + ec.message());
+    }
     // Everything is complete on disk; only now do the results take their real names.
     for (auto& f : files_) f->publish();
     summary.publish();
