@@ -71,7 +71,9 @@ std::vector<double> parse_arrival_trace(std::string_view text, const std::string
   std::size_t header_fields = 0;
   std::vector<double> arrivals;
   int line_no = 0;
-  std::size_t pos = 0;
+  // Spreadsheets often save CSV with a UTF-8 byte-order mark; it is not part of the header.
+  constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+  std::size_t pos = text.substr(0, kUtf8Bom.size()) == kUtf8Bom ? kUtf8Bom.size() : 0;
   while (pos < text.size()) {
     const std::size_t nl = text.find('\n', pos);
     std::string_view line = text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos);

@@ -34,6 +34,11 @@ TEST_CASE("a trace with only an arrival_s column and no final newline is read", 
   CHECK(parse_arrival_trace("arrival_s\n1e-3\n2", "t.csv") == std::vector<double>{0.001, 2.0});
 }
 
+TEST_CASE("a trace saved with a UTF-8 byte-order mark is read like one without", "[trace]") {
+  CHECK(parse_arrival_trace("\xEF\xBB\xBF" "arrival_s\r\n0.5\r\n1.5\r\n", "t.csv") ==
+        std::vector<double>{0.5, 1.5});
+}
+
 TEST_CASE("trace errors name the file, line, column and the column name", "[trace]") {
   {
     const InputError e = trace_error("arrival_s\n0.5\n0.25\n");
