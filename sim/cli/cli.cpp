@@ -142,15 +142,16 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   positional.add("scenario", -1);
   const po::variables_map vm = parse_verb("run", args, all, positional);
   if (vm.count("help")) {
-    out << verb_usage("run SCENARIO [--out DIR] [--seed N] [--set key.path=value]... [--quiet]",
+    out << verb_usage("run SCENARIO [--out DIR] [--seed N] [--set key.path=value]... [--quiet] [--progress]",
                       "Runs a scenario file (see docs/SCENARIOS.md) on the simulated backend. Prints\n"
                       "summary.json on stdout and writes summary.json, requests.csv, minibatches.csv,\n"
                       "power.csv, trace.json and run.json into the output folder; on bad input nothing\n"
                       "is written.\n\n"
                       "Progress: a run whose simulation takes more than a second of wall time shows how\n"
                       "far it has got on stderr (simulated seconds reached, % done), redrawn at most\n"
-                      "every 250 ms and erased when the run ends. Shown only when stderr is a terminal\n"
-                      "(or with --progress), never with --quiet; stdout carries only summary.json.",
+                      "every 250 ms. Shown only when stderr is a terminal (one line, erased at the end)\n"
+                      "or with --progress (a line per update, for logs); never with --quiet. stdout\n"
+                      "carries only summary.json.",
                       options);
     return 0;
   }
