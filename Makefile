@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 QUICKSTART ?= scenarios/quickstart.yaml
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test bench clean fuzz
 
 all: build
 
@@ -29,6 +29,10 @@ BENCH_ARGS ?= --benchmark_min_time=0.5
 bench: build
 	@for b in $$(find $(BUILD_DIR) -maxdepth 2 -type f -perm -u+x -name 'bench_*' | sort); do \
 	  echo "== $$b"; $$b $(BENCH_ARGS) || exit 1; done
+
+# libFuzzer targets in build-fuzz (clang), FUZZ_SECONDS per target; not part of `make test`.
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD_DIR)

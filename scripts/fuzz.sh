@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in build-fuzz (clang, -DFULCRUM_FUZZ=ON) and runs each one in
+# turn for SECONDS (default 60). Crash, sanitizer, timeout and out-of-memory inputs are written
+# to build-fuzz/findings/; the exit status is non-zero when any target found something.
+#
+#   scripts/fuzz.sh            # 60 s per target
+#   scripts/fuzz.sh 300        # 5 min per target
+#   FUZZ_TARGETS="trace" scripts/fuzz.sh 30
+set -uo pipefail
+
+seconds="${1:-60}"
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
+  echo "usage: scripts/fuzz.sh [SECONDS]  (a whole number of seconds per target, default 60)" >&2
+  exit 2
+fi
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$root/build-fuzz"
+targets="${FUZZ_TARGETS:-scenario overrides trace profile_csv}"
+generator="Unix Makefiles"
+command -v ninja >/dev/null 2>&1 && generator="Ninja"
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+    -DFULCRUM_FUZZ=ON -DFULCRUM_BUILD_TESTS=OFF -DFULCRUM_BUILD_BENCH=OFF || exit 1
+fi
+build_targets=""
+for t in $targets; do build_targets="$build_targets fuzz_$t"; done
+# One job: the fuzzers are run one at a time too, leaving the machine's other cores alone.
+# shellcheck disable=SC2086
+cmake --build "$build" --target $build_targets -j1 || exit 1
+
+mkdir -p "$build/findings"
+# --set strings have no file of their own in the repository; a few valid ones start the corpus.
+mkdir -p "$build/corpus/overrides"
+printf 'seed=3' >"$build/corpus/overrides/seed"
+printf 'device.power_mode=MODE_30W\ninference[0].batch_size=8' >"$build/corpus/overrides/mode"
+printf 'inference[1]={name: b, workload: resnet50, batch_size: 1, arrivals: {process: poisson, rate_per_s: 5}}' \
+  >"$build/corpus/overrides/append"
+printf 'gpu_sharing={policy: native, timeslice_us: 512}\ntraining=null' >"$build/corpus/overrides/map"
+
+found=0
+for t in $targets; do
+  corpus="$build/corpus/$t"  # first directory: where new interesting inputs are kept
+  mkdir -p "$corpus"
+  extra=()
+  case "$t" in
+    scenario) seeds=("$root/scenarios"); extra=(-dict="$root/tests/fuzz/scenario.dict") ;;
+    overrides) seeds=(); extra=(-dict="$root/tests/fuzz/scenario.dict") ;;
+    trace) seeds=("$root/scenarios/traces") ;;
+    profile_csv) seeds=("$root/models/data/profiles") ;;
+    *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
+  esac
+  echo "== fuzz_$t for ${seconds}s"
+  before=$(find "$build/findings" -type f -name "$t-*" | wc -l)
+  "$build/fuzz/fuzz_$t" "$corpus" "${seeds[@]}" "${extra[@]}" \
+    -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$build/findings/$t-" 2>&1 | grep -v -e '^"' -e '^###' | tail -n 30
+  rc=${PIPESTATUS[0]}
+  after=$(find "$build/findings" -type f -name "$t-*" | wc -l)
+  if [ "$rc" -ne 0 ] || [ "$after" -gt "$before" ]; then
+    echo "== fuzz_$t: FOUND SOMETHING (exit $rc); inputs in $build/findings/$t-*" >&2
+    found=1
+  else
+    echo "== fuzz_$t: nothing found"
+  fi
+done
+exit "$found"
