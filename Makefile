@@ -19,7 +19,7 @@ build: deps $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 run: build
-	$(BUILD_DIR)/fulcrum run $(QUICKSTART) --out $(BUILD_DIR)/out/quickstart
+	$(BUILD_DIR)/fulcrum run $(QUICKSTART) --out out/quickstart
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)

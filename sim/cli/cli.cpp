@@ -325,7 +325,7 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
       ("device", po::value<std::string>()->default_value("orin-agx-64gb"), "device to calibrate")
       ("reference", po::value<std::string>(),
        "folder with the reference measurements (orin-agx-inference-maxn.csv, training-anchors.csv);"
-       " default $FULCRUM_REFERENCE_DIR")
+       " default $FULCRUM_REFERENCE_DIR, else the shipped models/data/reference")
       ("out", po::value<std::string>(),
        "write the fitted calibration YAML here (a .yaml file, or a folder that gets <device>.yaml)")
       ("quiet,q", "do not print the fit table");
@@ -344,7 +344,7 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
   } else if (const char* env = std::getenv("FULCRUM_REFERENCE_DIR"); env != nullptr && *env != '\0') {
     reference = env;
   } else {
-    throw InputError(std::nullopt, "--reference", "give the folder of reference measurements");
+    reference = default_data_dir() + "/reference";
   }
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
   const models::DeviceSpec& device = catalog.get(vm["device"].as<std::string>());
