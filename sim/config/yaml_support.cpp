@@ -73,7 +73,7 @@ void YamlNode::allow_keys(std::initializer_list<std::string_view> allowed) const
     for (auto a : allowed) ok = ok || a == key;
     if (!ok) {
       std::string list;
-      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      for (auto a : allowed) list.append(list.empty() ? "" : ", ").append(a);
       YamlNode(kv.first, file_, child_path(path_, key))
           .fail("unknown key '" + key + "' (allowed: " + list + ")");
     }

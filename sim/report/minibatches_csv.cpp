@@ -12,7 +12,7 @@ MinibatchesCsv::MinibatchesCsv(std::filesystem::path final_path)
 void MinibatchesCsv::on_item(const ItemRecord& item) {
   double energy_j = 0;
   for (double e : item.rail_energy_j) energy_j += e;
-  char* p = file_.reserve(10 * kMaxNumberChars);
+  char* p = file_.reserve(std::size_t{10} * kMaxNumberChars);
   p = put_integer(p, static_cast<std::int64_t>(item.context));
   *p++ = ',';
   for (const char* k = models::to_string(item.phase); *k != '\0'; ++k) *p++ = *k;

@@ -9,7 +9,7 @@ RequestsCsv::RequestsCsv(std::filesystem::path final_path) : FileObserver(std::m
 }
 
 void RequestsCsv::on_request(const RequestRecord& r) {
-  char* p = file_.reserve(8 * kMaxNumberChars);
+  char* p = file_.reserve(std::size_t{8} * kMaxNumberChars);
   p = put_integer(p, static_cast<std::int64_t>(r.stream));
   *p++ = ',';
   p = put_integer(p, r.request_id);

@@ -76,7 +76,7 @@ std::optional<Time> ArrivalProcess::checked(double t_s) {
   if (!(t_s < end_s_ + 1)) return std::nullopt;  // far past the end: avoid Time overflow
   // Round to the nearest nanosecond; t_s >= 0, so truncating t + 0.5 is that rounding, without
   // the library call of llround on the hot path.
-  const Time t = static_cast<Time>(t_s * 1e9 + 0.5);
+  const Time t = static_cast<Time>(t_s * 1e9 + 0.5);  // NOLINT(bugprone-incorrect-roundings)
   if (t >= end_) return std::nullopt;
   return t;
 }
