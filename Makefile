@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 QUICKSTART ?= scenarios/quickstart.yaml
 
-.PHONY: all deps build run test bench clean fuzz
+.PHONY: all deps build run test bench clean fuzz lint
 
 all: build
 
@@ -36,3 +36,7 @@ fuzz:
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# clang-format and clang-tidy checks (scripts/lint.sh --fix reformats).
+lint: build
+	BUILD_DIR=$(BUILD_DIR) scripts/lint.sh
