@@ -47,7 +47,7 @@ EventId EventQueue::push(Time time, Action&& action) {
   s.action = std::move(action);
   s.state = SlotState::kPending;
   heap_.push_back(Entry{});  // grow first; sift_up fills the hole
-  sift_up(heap_.size() - 1, Entry{time, next_seq_++, slot});
+  sift_up(heap_.size() - 1, Entry{next_seq_++, time_key(time), slot});
   ++live_;
   return make_id(slot, s.generation);
 }
@@ -78,11 +78,12 @@ EventQueue::Event EventQueue::pop() {
   const Entry top = heap_.front();
   Slot& s = slots_[top.slot];
   assert(s.state == SlotState::kPending);
-  Event event{top.time, make_id(top.slot, s.generation), std::move(s.action)};
+  Event event{time_of(top), make_id(top.slot, s.generation), std::move(s.action)};
   release_slot(top.slot);
   --live_;
   remove_top();
-  drop_cancelled_top();
+  // Most runs cancel little: skip the look at the new top's slot when no tombstone exists.
+  if (tombstones_ != 0) drop_cancelled_top();
   return event;
 }
 

@@ -33,13 +33,6 @@ Rng::Rng(std::uint64_t seed) {
   if ((state_[0] | state_[1] | state_[2] | state_[3]) == 0) state_[0] = 1;
 }
 
-double Rng::exponential(double rate) {
-  assert(rate > 0 && "exponential() needs a positive rate");
-  // u is a multiple of 2^-53 in [0, 1), so 1 - u is exact and in (0, 1]: the logarithm is finite,
-  // and std::log is several times cheaper than std::log1p here with no loss of accuracy.
-  return -std::log(1.0 - uniform()) / rate;
-}
-
 std::uint64_t Rng::uniform_below(std::uint64_t bound) {
   assert(bound > 0 && "uniform_below() needs a positive bound");
   // Reject the lowest (2^64 mod bound) values so every residue is equally likely.
