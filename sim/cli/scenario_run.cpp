@@ -20,6 +20,22 @@ namespace {
 
 constexpr const char* kFallbackCalibration = "orin-agx-64gb";
 
+// A run needs one device: read only its file when it exists (parsing the whole catalog is a
+// noticeable share of a short run), else the whole folder, whose names the "unknown device"
+// error lists.
+models::DeviceCatalog devices_for(const std::string& data_dir, const std::string& model) {
+  const std::filesystem::path dir = std::filesystem::path(data_dir) / "devices";
+  const bool plain_name = !model.empty() && model.find_first_of("/\\") == std::string::npos &&
+                          model.front() != '.';
+  std::error_code ec;
+  if (plain_name && std::filesystem::is_regular_file(dir / (model + ".yaml"), ec)) {
+    models::DeviceCatalog one;
+    one.add(load_device_file((dir / (model + ".yaml")).string()));
+    return one;
+  }
+  return load_device_catalog(dir.string());
+}
+
 }  // namespace
 
 std::string default_data_dir() {
@@ -37,9 +53,10 @@ std::unique_ptr<models::PerfModel> load_perf_model(const std::string& data_dir,
 
 PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options) {
   PreparedRun p;
+  LoadedScenario loaded = load_scenario_with_sources(scenario_path, options.overrides);
   p.devices = std::make_unique<models::DeviceCatalog>(
-      load_device_catalog((std::filesystem::path(options.data_dir) / "devices").string()));
-  p.resolved = resolve(load_scenario_with_sources(scenario_path, options.overrides), *p.devices);
+      devices_for(options.data_dir, loaded.scenario.device.model));
+  p.resolved = resolve(loaded, *p.devices);
   if (options.seed) p.resolved.scenario.seed = *options.seed;
   p.perf_model = load_perf_model(options.data_dir, *p.resolved.device);
   p.backend = std::make_unique<backends::SimulatedBackend>(*p.resolved.device, *p.perf_model);
