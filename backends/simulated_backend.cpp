@@ -9,14 +9,13 @@
 
 namespace fulcrum::backends {
 
-SimulatedBackend::SimulatedBackend(const models::DeviceSpec& device,
-                                   const models::PerfModel& model)
+SimulatedBackend::SimulatedBackend(const models::DeviceSpec& device, const models::PerfModel& model)
     : device_(device), model_(model) {}
 
 Completion SimulatedBackend::execute(const WorkItem& item) {
   if (item.workload == nullptr) throw InputError("work item has no workload");
-  const ItemKey key{reinterpret_cast<std::uintptr_t>(item.workload),
-                    static_cast<int>(item.phase), item.batch_size, item.mode};
+  const ItemKey key{reinterpret_cast<std::uintptr_t>(item.workload), static_cast<int>(item.phase),
+                    item.batch_size, item.mode};
   if (const auto it = completions_.find(key); it != completions_.end()) return it->second;
 
   const models::Prediction p =

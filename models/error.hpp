@@ -43,8 +43,8 @@ class InputError : public Error {
   }
 
  private:
-  static std::string format(const std::optional<SourceLocation>& where,
-                            const std::string& key_path, const std::string& problem) {
+  static std::string format(const std::optional<SourceLocation>& where, const std::string& key_path,
+                            const std::string& problem) {
     std::string out;
     if (where && !where->file.empty()) {
       out += where->file;

@@ -13,18 +13,18 @@ namespace fulcrum::models {
 
 // An nvpmodel preset. Absent caps mean "uncapped" (the table's maximum).
 struct Preset {
-  std::string name;                  // "MAXN", "MODE_30W"
-  std::optional<int> id;             // nvpmodel id, where known
-  int cores = 0;                     // online CPU cores
+  std::string name;       // "MAXN", "MODE_30W"
+  std::optional<int> id;  // nvpmodel id, where known
+  int cores = 0;          // online CPU cores
   std::optional<double> cpu_max_khz;
   std::optional<double> gpu_max_hz;
   std::optional<double> emc_max_hz;
-  std::uint32_t tpc_pg_mask = 0;     // bit i set = TPC i power-gated
+  std::uint32_t tpc_pg_mask = 0;  // bit i set = TPC i power-gated
 };
 
 // A named grid of power modes (e.g. PowerTrain's 4,368 modes): the cartesian product of its axes.
 struct ModeGrid {
-  std::string name;                  // "powertrain-4368"
+  std::string name;  // "powertrain-4368"
   std::vector<int> cores;
   std::vector<double> cpu_khz;
   std::vector<double> gpu_hz;
@@ -33,20 +33,20 @@ struct ModeGrid {
 };
 
 struct DeviceSpec {
-  std::string name;                  // catalog key, e.g. "orin-agx-64gb"
-  std::string soc;                   // "T234"
-  std::string source;                // where the facts come from (citation text)
+  std::string name;    // catalog key, e.g. "orin-agx-64gb"
+  std::string soc;     // "T234"
+  std::string source;  // where the facts come from (citation text)
 
   // CPU
   std::string cpu_arch;
   int cpu_cores = 0;
   int cpu_clusters = 0;
-  std::vector<double> cpu_khz;       // ascending, the cpufreq table
+  std::vector<double> cpu_khz;  // ascending, the cpufreq table
 
   // GPU
   std::string gpu_arch;
   int sm_version = 0;
-  int gpu_tpcs = 0;                  // TPCs usable with no power gating
+  int gpu_tpcs = 0;  // TPCs usable with no power gating
   // Width of tpc_pg_mask: the SoC's TPC slots (T234: 8). A part with a fused-off TPC has fewer
   // usable TPCs than slots (Orin AGX 32GB: 7 of 8), so active TPCs = min(gpu_tpcs, slots - gated).
   int gpu_tpc_slots = 0;
@@ -55,24 +55,24 @@ struct DeviceSpec {
   int tensor_cores = 0;
   // GPU L2 cache; decides whether a recurrent weight matrix stays on chip across time steps.
   std::optional<double> gpu_l2_kb;
-  std::vector<double> gpu_hz;        // ascending, the devfreq table used for modes
+  std::vector<double> gpu_hz;  // ascending, the devfreq table used for modes
 
   // Memory
-  std::vector<double> emc_hz;        // ascending, the lockable EMC points
+  std::vector<double> emc_hz;  // ascending, the lockable EMC points
   std::string memory_type;
   double memory_gb = 0;
   int memory_bus_bits = 0;
 
   // Power
   std::optional<double> module_peak_w;
-  std::optional<double> idle_w;      // measured module idle power, where published
-  std::vector<std::string> rails;    // rails whose sum is the module power, in report order
+  std::optional<double> idle_w;        // measured module idle power, where published
+  std::vector<std::string> rails;      // rails whose sum is the module power, in report order
   std::vector<std::string> sub_rails;  // measured rails already inside one of `rails` (not summed)
 
   std::vector<Preset> presets;
   std::string default_preset;
   std::vector<ModeGrid> grids;
-  std::string note;                  // how reconstructed tables were filled in
+  std::string note;  // how reconstructed tables were filled in
 
   // Lookups by name; nullptr when absent.
   const Preset* find_preset(std::string_view preset_name) const {

@@ -8,11 +8,11 @@
 namespace fulcrum::models {
 
 struct PowerMode {
-  int cores = 0;          // online CPU cores
-  double cpu_khz = 0;     // a value of DeviceSpec::cpu_khz
-  double gpu_hz = 0;      // a value of DeviceSpec::gpu_hz
-  double emc_hz = 0;      // a value of DeviceSpec::emc_hz
-  int gpu_tpcs = 0;       // TPCs powered (all of them unless a preset's tpc_pg_mask gates some)
+  int cores = 0;       // online CPU cores
+  double cpu_khz = 0;  // a value of DeviceSpec::cpu_khz
+  double gpu_hz = 0;   // a value of DeviceSpec::gpu_hz
+  double emc_hz = 0;   // a value of DeviceSpec::emc_hz
+  int gpu_tpcs = 0;    // TPCs powered (all of them unless a preset's tpc_pg_mask gates some)
 
   auto operator<=>(const PowerMode&) const = default;
 

@@ -39,8 +39,7 @@ bool is_matmul_kind(const std::string& kind) {
 
 double dram_bytes(const DeviceSpec& device, const LayerWork& layer) {
   if (layer.reread_bytes <= 0) return layer.bytes;
-  const bool fits =
-      device.gpu_l2_kb && layer.reread_footprint_bytes <= *device.gpu_l2_kb * 1024.0;
+  const bool fits = device.gpu_l2_kb && layer.reread_footprint_bytes <= *device.gpu_l2_kb * 1024.0;
   return fits ? layer.bytes : layer.bytes + layer.reread_bytes;
 }
 
@@ -135,9 +134,9 @@ RailMap rail_map(const DeviceSpec& device) {
 namespace {
 
 struct DeviceScales {
-  double static_w = 1;       // module static power relative to the calibration device
-  double gpu_cores = 1;      // active CUDA cores relative to the calibration device's total
-  double memory = 1;         // DRAM bus width relative
+  double static_w = 1;   // module static power relative to the calibration device
+  double gpu_cores = 1;  // active CUDA cores relative to the calibration device's total
+  double memory = 1;     // DRAM bus width relative
 };
 
 DeviceScales device_scales(const AnalyticCoefficients& c, const DeviceSpec& device,
@@ -183,12 +182,12 @@ StaticParts static_parts(const AnalyticCoefficients& c, const DeviceSpec& device
   const DeviceScales s = device_scales(c, device, mode);
   const double p0 = c.static_w * s.static_w;
   const double a = c.static_scalable_share;
-  const double tpc_frac =
-      device.gpu_tpcs > 0 ? std::min(1.0, static_cast<double>(mode.gpu_tpcs) / device.gpu_tpcs)
-                          : 1.0;
-  const double core_frac =
-      device.cpu_cores > 0 ? std::min(1.0, static_cast<double>(mode.cores) / device.cpu_cores)
-                           : 1.0;
+  const double tpc_frac = device.gpu_tpcs > 0
+                              ? std::min(1.0, static_cast<double>(mode.gpu_tpcs) / device.gpu_tpcs)
+                              : 1.0;
+  const double core_frac = device.cpu_cores > 0
+                               ? std::min(1.0, static_cast<double>(mode.cores) / device.cpu_cores)
+                               : 1.0;
   const double vg = voltage_ratio(mode.gpu_hz, table_min(device.gpu_hz, mode.gpu_hz),
                                   table_max(device.gpu_hz, mode.gpu_hz), c.gpu_v_min_ratio);
   const double vc = voltage_ratio(mode.cpu_khz, table_min(device.cpu_khz, mode.cpu_khz),
@@ -221,17 +220,16 @@ RailPower AnalyticModel::busy_power(const DeviceSpec& device, const PowerMode& m
   const double f_cpu_max = table_max(device.cpu_khz, mode.cpu_khz);
   const double vg = voltage_ratio(mode.gpu_hz, table_min(device.gpu_hz, mode.gpu_hz), f_gpu_max,
                                   c_.gpu_v_min_ratio);
-  const double vc = voltage_ratio(mode.cpu_khz, table_min(device.cpu_khz, mode.cpu_khz),
-                                  f_cpu_max, c_.cpu_v_min_ratio);
+  const double vc = voltage_ratio(mode.cpu_khz, table_min(device.cpu_khz, mode.cpu_khz), f_cpu_max,
+                                  c_.cpu_v_min_ratio);
   // Bytes per second relative to the device's own peak bandwidth, times its bus width relative
   // to the calibration device: a constant energy per byte per bus lane.
-  const double peak_bps =
-      device.memory_bandwidth_gbps(table_max(device.emc_hz, mode.emc_hz)) * 1e9;
+  const double peak_bps = device.memory_bandwidth_gbps(table_max(device.emc_hz, mode.emc_hz)) * 1e9;
   const double u_mem =
       peak_bps > 0 ? std::min(1.0, t.dram_bytes / (t.total_ms * 1e-3) / peak_bps) : 0.0;
 
-  const double gpu_dyn = c_.gpu_dynamic_w * u_gpu * scale.gpu_cores *
-                         (mode.gpu_hz / f_gpu_max) * vg * vg;
+  const double gpu_dyn =
+      c_.gpu_dynamic_w * u_gpu * scale.gpu_cores * (mode.gpu_hz / f_gpu_max) * vg * vg;
   const double cpu_dyn = c_.cpu_dynamic_w * u_host * (mode.cpu_khz / f_cpu_max) * vc * vc;
   const double mem_dyn = c_.memory_dynamic_w * u_mem * scale.memory;
   return make_rails(device, s.gpu_soc_w + gpu_dyn, s.cpu_w + cpu_dyn, s.sys_w + mem_dyn);

@@ -37,11 +37,11 @@ struct AnalyticCoefficients {
   double cpu_dynamic_w = 5;      // extra power of one host thread busy 100% (launches)
 
   // --- Priors (not fitted) ---
-  double gpu_v_min_ratio = 0.6;  // V(f_min)/V(f_max) of the GPU rail; V linear in f between
-  double cpu_v_min_ratio = 0.6;  // same for the CPU clusters
+  double gpu_v_min_ratio = 0.6;        // V(f_min)/V(f_max) of the GPU rail; V linear in f between
+  double cpu_v_min_ratio = 0.6;        // same for the CPU clusters
   double static_gpu_soc_share = 0.45;  // share of static_w on VDD_GPU_SOC
   double static_cpu_cv_share = 0.20;   // share of static_w on VDD_CPU_CV (rest: VIN_SYS_5V0)
-  double static_scalable_share = 0.5; // share of each rail's static power that scales with mode
+  double static_scalable_share = 0.5;  // share of each rail's static power that scales with mode
 
   // --- The calibration device, for extrapolating to others ---
   std::string device = "orin-agx-64gb";
@@ -53,21 +53,21 @@ struct AnalyticCoefficients {
 // The parts of one minibatch's predicted time, in ms; the fit and the power model use them.
 struct TimeBreakdown {
   double total_ms = 0;
-  double gpu_ms = 0;          // sum over layers of max(compute, memory)
-  double compute_ms = 0;      // sum over layers of the compute roofline term
-  double launch_ms = 0;       // sum over layers of the launch term
-  double host_ms = 0;         // launch_ms + per-minibatch overhead: host-thread busy time
-  double dram_bytes = 0;      // bytes moved
+  double gpu_ms = 0;      // sum over layers of max(compute, memory)
+  double compute_ms = 0;  // sum over layers of the compute roofline term
+  double launch_ms = 0;   // sum over layers of the launch term
+  double host_ms = 0;     // launch_ms + per-minibatch overhead: host-thread busy time
+  double dram_bytes = 0;  // bytes moved
 };
 
 // Features of one layer at one mode with all efficiencies 1 and launch cost 1 ms, so that the
 // roofline terms are linear in 1/eff_compute, 1/eff_memory and launch time (used by the fit).
 struct LayerFeatures {
-  double compute_ms = 0;   // flops / (cores_on x 2 x f_gpu)
-  double memory_ms = 0;    // bytes / bandwidth(f_emc)
-  double launches = 0;     // kernels x cpu_ref / f_cpu  (multiply by launch time in ms)
-  bool matmul = false;     // compute runs at eff_matmul rather than eff_compute
-  bool grouped = false;    // compute runs at eff_grouped (grouped/depthwise convolution)
+  double compute_ms = 0;  // flops / (cores_on x 2 x f_gpu)
+  double memory_ms = 0;   // bytes / bandwidth(f_emc)
+  double launches = 0;    // kernels x cpu_ref / f_cpu  (multiply by launch time in ms)
+  bool matmul = false;    // compute runs at eff_matmul rather than eff_compute
+  bool grouped = false;   // compute runs at eff_grouped (grouped/depthwise convolution)
 };
 
 class AnalyticModel : public PerfModel {
@@ -94,8 +94,7 @@ class AnalyticModel : public PerfModel {
 // Roofline features of each layer (no coefficients applied). Throws InputError when the mode
 // has no GPU cores, a zero frequency or the device lacks what the roofline needs.
 std::vector<LayerFeatures> layer_features(const DeviceSpec& device, const PowerMode& mode,
-                                          const std::vector<LayerWork>& layers,
-                                          double cpu_ref_khz);
+                                          const std::vector<LayerWork>& layers, double cpu_ref_khz);
 
 // Whether a layer kind is a matrix product (linear, attention, lstm, matmul, embedding).
 bool is_matmul_kind(const std::string& kind);

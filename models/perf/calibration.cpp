@@ -1,5 +1,6 @@
 #include "models/perf/calibration.hpp"
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -10,16 +11,14 @@
 #include <map>
 #include <sstream>
 
-#include <Eigen/Dense>
-
 #include "models/error.hpp"
 
 namespace fulcrum::models {
 
 const std::vector<CoefficientField>& coefficient_fields() {
   static const std::vector<CoefficientField> fields = {
-      {"eff_compute", "fraction of CUDA-core peak (cores_on x 2 x f_gpu)",
-       "fitted: time anchors", &AnalyticCoefficients::eff_compute},
+      {"eff_compute", "fraction of CUDA-core peak (cores_on x 2 x f_gpu)", "fitted: time anchors",
+       &AnalyticCoefficients::eff_compute},
       {"eff_matmul", "fraction of CUDA-core peak, matrix products (linear, attention, LSTM)",
        "fitted: time anchors", &AnalyticCoefficients::eff_matmul},
       {"eff_grouped", "fraction of CUDA-core peak, grouped/depthwise convolutions",
@@ -83,7 +82,8 @@ Eigen::VectorXd bounded_least_squares(const Eigen::MatrixXd& a, const Eigen::Vec
     }
     if (!free.empty()) {
       Eigen::MatrixXd af(a.rows(), static_cast<Eigen::Index>(free.size()));
-      for (std::size_t k = 0; k < free.size(); ++k) af.col(static_cast<Eigen::Index>(k)) = a.col(free[k]);
+      for (std::size_t k = 0; k < free.size(); ++k)
+        af.col(static_cast<Eigen::Index>(k)) = a.col(free[k]);
       // Free variables enter as unknowns; held ones sit at their bound.
       Eigen::VectorXd held_x = lower;
       for (int j : free) held_x(j) = 0;
@@ -144,8 +144,7 @@ double time_cost(const std::vector<TimeRow>& rows, const TimeParams& x, double o
 // The linear system of one classification (which roofline side and which of GPU/launch wins in
 // each layer, taken at x), rows divided by the measurement.
 Eigen::MatrixXd linearise(const std::vector<TimeRow>& rows, const TimeParams& x, double overlap) {
-  Eigen::MatrixXd a =
-      Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), kTimeParams);
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), kTimeParams);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const TimeRow& r = rows[i];
     const auto row = static_cast<Eigen::Index>(i);
@@ -186,34 +185,35 @@ TimeFit fit_time_at_overlap(const std::vector<TimeRow>& rows, double overlap) {
   // an efficiency above a few percent leaves them memory-bound, where the cost ignores it.
   for (double start_inv_eff : {1.5, 4.0, 12.0}) {
     for (double launch_ms : {0.005, 0.03}) {
-     for (double start_inv_grouped : {start_inv_eff, 50.0}) {
-      TimeParams x{start_inv_eff, start_inv_eff, launch_ms, 0.5, start_inv_eff, start_inv_grouped};
-      double cost = time_cost(rows, x, overlap);
-      // Gauss-Newton on a piecewise-linear function: the linearisation at x is exact within
-      // x's classification; the step is halved until the true cost falls, so it never cycles.
-      for (int iter = 0; iter < 100; ++iter) {
-        const Eigen::VectorXd s = bounded_least_squares(linearise(rows, x, overlap), ones, lower);
-        TimeParams target;
-        for (int j = 0; j < kTimeParams; ++j) target[j] = s(j);
-        bool improved = false;
-        for (double t = 1.0; t > 1e-4; t *= 0.5) {
-          TimeParams next;
-          for (int j = 0; j < kTimeParams; ++j) next[j] = x[j] + t * (target[j] - x[j]);
-          const double c = time_cost(rows, next, overlap);
-          if (c < cost - 1e-14 * (1 + cost)) {
-            x = next;
-            cost = c;
-            improved = true;
-            break;
+      for (double start_inv_grouped : {start_inv_eff, 50.0}) {
+        TimeParams x{start_inv_eff, start_inv_eff, launch_ms,
+                     0.5,           start_inv_eff, start_inv_grouped};
+        double cost = time_cost(rows, x, overlap);
+        // Gauss-Newton on a piecewise-linear function: the linearisation at x is exact within
+        // x's classification; the step is halved until the true cost falls, so it never cycles.
+        for (int iter = 0; iter < 100; ++iter) {
+          const Eigen::VectorXd s = bounded_least_squares(linearise(rows, x, overlap), ones, lower);
+          TimeParams target;
+          for (int j = 0; j < kTimeParams; ++j) target[j] = s(j);
+          bool improved = false;
+          for (double t = 1.0; t > 1e-4; t *= 0.5) {
+            TimeParams next;
+            for (int j = 0; j < kTimeParams; ++j) next[j] = x[j] + t * (target[j] - x[j]);
+            const double c = time_cost(rows, next, overlap);
+            if (c < cost - 1e-14 * (1 + cost)) {
+              x = next;
+              cost = c;
+              improved = true;
+              break;
+            }
           }
+          if (!improved) break;
         }
-        if (!improved) break;
+        if (cost < best.cost) {
+          best.cost = cost;
+          best.x = x;
+        }
       }
-      if (cost < best.cost) {
-        best.cost = cost;
-        best.x = x;
-      }
-     }
     }
   }
   return best;
@@ -318,7 +318,8 @@ CalibrationResult evaluate_analytic(const DeviceSpec& device, const std::vector<
   out.time_mape_pct = mean(time_errors);
   out.time_mape_all_pct = mean(time_errors_all);
   out.power_mape_pct = mean(power_errors);
-  for (const auto& [name, errs] : by_workload) out.time_mape_pct_by_workload.emplace_back(name, mean(errs));
+  for (const auto& [name, errs] : by_workload)
+    out.time_mape_pct_by_workload.emplace_back(name, mean(errs));
   return out;
 }
 
@@ -370,8 +371,8 @@ CalibrationResult fit_analytic(const DeviceSpec& device, const std::vector<Ancho
     for (std::size_t i = 0; i < feats.size(); ++i) {
       for (int j = 0; j < 4; ++j) pa(static_cast<Eigen::Index>(i), j) = feats[i][j] / measured[i];
     }
-    const Eigen::VectorXd p = bounded_least_squares(
-        pa, Eigen::VectorXd::Ones(pa.rows()), Eigen::VectorXd::Zero(4));
+    const Eigen::VectorXd p =
+        bounded_least_squares(pa, Eigen::VectorXd::Ones(pa.rows()), Eigen::VectorXd::Zero(4));
     c.static_w = p(0);
     c.gpu_dynamic_w = p(1);
     c.memory_dynamic_w = p(2);
@@ -450,14 +451,15 @@ std::string to_yaml(const CalibrationResult& r) {
       << ", phase: " << to_string(a.anchor.phase) << ", batch_size: " << a.anchor.batch_size
       << ", mode: " << quoted(a.anchor.mode_label);
     if (a.anchor.time_ms) {
-      o << ", time_ms: " << exact(*a.anchor.time_ms) << ", predicted_time_ms: "
-        << fixed(*a.predicted_time_ms, 3) << ", time_error_pct: " << fixed(*a.time_error_pct, 1);
+      o << ", time_ms: " << exact(*a.anchor.time_ms)
+        << ", predicted_time_ms: " << fixed(*a.predicted_time_ms, 3)
+        << ", time_error_pct: " << fixed(*a.time_error_pct, 1);
       if (a.time_excluded) o << ", time_excluded: " << quoted(*a.time_excluded);
     }
     if (a.anchor.power_w) {
-      o << ", power_w: " << exact(*a.anchor.power_w) << ", predicted_power_w: "
-        << fixed(*a.predicted_power_w, 2) << ", power_error_pct: "
-        << fixed(*a.power_error_pct, 1);
+      o << ", power_w: " << exact(*a.anchor.power_w)
+        << ", predicted_power_w: " << fixed(*a.predicted_power_w, 2)
+        << ", power_error_pct: " << fixed(*a.power_error_pct, 1);
       if (a.anchor.power_excluded) o << ", power_excluded: " << quoted(*a.anchor.power_excluded);
     }
     o << "}\n";
@@ -468,9 +470,9 @@ std::string to_yaml(const CalibrationResult& r) {
 std::string to_table(const CalibrationResult& r) {
   std::ostringstream o;
   char line[256];
-  std::snprintf(line, sizeof line, "%-18s %-9s %5s %-26s %10s %10s %7s %8s %8s %7s\n",
-                "workload", "phase", "batch", "mode", "time_ms", "pred_ms", "err_%", "power_w",
-                "pred_w", "err_%");
+  std::snprintf(line, sizeof line, "%-18s %-9s %5s %-26s %10s %10s %7s %8s %8s %7s\n", "workload",
+                "phase", "batch", "mode", "time_ms", "pred_ms", "err_%", "power_w", "pred_w",
+                "err_%");
   o << line;
   for (const AnchorResidual& a : r.residuals) {
     auto num = [](const std::optional<double>& v, int digits) {

@@ -37,12 +37,12 @@ const std::vector<CoefficientField>& coefficient_fields();
 // One anchor after the fit.
 struct AnchorResidual {
   Anchor anchor;
-  std::optional<double> predicted_time_ms;   // present when the anchor has a time
-  std::optional<double> time_error_pct;      // (predicted - measured) / measured x 100
+  std::optional<double> predicted_time_ms;  // present when the anchor has a time
+  std::optional<double> time_error_pct;     // (predicted - measured) / measured x 100
   // Why the time was left out of the fit: measured faster than the roofline allows at 100%
   // efficiency, i.e. the workload's FLOPs/bytes cannot describe this measurement.
   std::optional<std::string> time_excluded;
-  std::optional<double> predicted_power_w;   // present when the anchor has a power
+  std::optional<double> predicted_power_w;  // present when the anchor has a power
   std::optional<double> power_error_pct;
 };
 
@@ -50,23 +50,24 @@ struct CalibrationResult {
   std::string device;
   AnalyticCoefficients coefficients;
   std::vector<AnchorResidual> residuals;
-  double time_mape_pct = 0;                  // over time anchors not excluded
-  double time_mape_all_pct = 0;              // over all time anchors, excluded ones included
-  double power_mape_pct = 0;                 // over power anchors not excluded
+  double time_mape_pct = 0;      // over time anchors not excluded
+  double time_mape_all_pct = 0;  // over all time anchors, excluded ones included
+  double power_mape_pct = 0;     // over power anchors not excluded
   std::vector<std::pair<std::string, double>> time_mape_pct_by_workload;  // sorted by name
-  std::vector<std::string> sources;          // files the anchors came from
-  int time_anchors = 0;                      // used in the fit
+  std::vector<std::string> sources;  // files the anchors came from
+  int time_anchors = 0;              // used in the fit
   int time_anchors_excluded = 0;
   int power_anchors = 0;
 };
 
 // Fits eff_compute, eff_matmul, eff_grouped, eff_memory, launch_us, overhead_ms and
 // launch_overlap to the time anchors and static_w, gpu_dynamic_w, memory_dynamic_w,
-// cpu_dynamic_w to the power anchors that are not excluded. `priors` supplies everything that is not fitted (V/f prior, rail split, reference
-// device). The roofline's max() makes time piecewise linear in the coefficients: each layer is
-// classified (compute- or memory-bound, launch- or GPU-bound), the bounded linear least-squares
-// problem is solved, layers are reclassified, until the classification is stable; launch_overlap
-// is chosen on a grid. Deterministic. Throws InputError when there are no usable anchors.
+// cpu_dynamic_w to the power anchors that are not excluded. `priors` supplies everything that is
+// not fitted (V/f prior, rail split, reference device). The roofline's max() makes time piecewise
+// linear in the coefficients: each layer is classified (compute- or memory-bound, launch- or
+// GPU-bound), the bounded linear least-squares problem is solved, layers are reclassified, until
+// the classification is stable; launch_overlap is chosen on a grid. Deterministic. Throws
+// InputError when there are no usable anchors.
 CalibrationResult fit_analytic(const DeviceSpec& device, const std::vector<Anchor>& anchors,
                                const WorkloadLookup& workloads,
                                const std::vector<std::string>& sources = {},

@@ -18,10 +18,14 @@ enum class Provenance { measured, interpolated, extrapolated, modelled };
 
 inline const char* to_string(Provenance p) {
   switch (p) {
-    case Provenance::measured: return "measured";
-    case Provenance::interpolated: return "interpolated";
-    case Provenance::extrapolated: return "extrapolated";
-    case Provenance::modelled: return "modelled";
+    case Provenance::measured:
+      return "measured";
+    case Provenance::interpolated:
+      return "interpolated";
+    case Provenance::extrapolated:
+      return "extrapolated";
+    case Provenance::modelled:
+      return "modelled";
   }
   return "modelled";
 }
@@ -45,8 +49,8 @@ struct RailPower {
 };
 
 struct Prediction {
-  double time_ms = 0;       // wall time of the minibatch on the GPU, launch overhead included
-  RailPower power;          // average power per rail while it runs
+  double time_ms = 0;  // wall time of the minibatch on the GPU, launch overhead included
+  RailPower power;     // average power per rail while it runs
   Provenance provenance = Provenance::modelled;
 };
 

@@ -162,7 +162,8 @@ ReferenceData load_reference_data(const std::string& reference_dir, const Device
       a.workload = inf.field(row, "model");
       a.phase = Phase::inference;
       const double bs = inf.number(row, "batch_size");
-      if (bs < 1 || bs != std::floor(bs)) inf.fail(row.line, "batch_size: expected an integer >= 1");
+      if (bs < 1 || bs != std::floor(bs))
+        inf.fail(row.line, "batch_size: expected an integer >= 1");
       a.batch_size = static_cast<int>(bs);
       a.mode = maxn_mode(device);
       a.mode_label = "MAXN";

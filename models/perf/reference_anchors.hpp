@@ -18,15 +18,15 @@ namespace fulcrum::models {
 
 // One measured minibatch: the time and/or module power of (workload, phase, batch) at a mode.
 struct Anchor {
-  std::string workload;                  // catalog name, e.g. "resnet50"
+  std::string workload;  // catalog name, e.g. "resnet50"
   Phase phase = Phase::inference;
   int batch_size = 1;
   PowerMode mode;
-  std::string mode_label;                // as published: "MAXN", "MAXN with CPU 1497.6 MHz"
-  std::optional<double> time_ms;         // measured minibatch time
-  std::optional<double> power_w;         // measured module power while it runs
+  std::string mode_label;                     // as published: "MAXN", "MAXN with CPU 1497.6 MHz"
+  std::optional<double> time_ms;              // measured minibatch time
+  std::optional<double> power_w;              // measured module power while it runs
   std::optional<std::string> power_excluded;  // why power_w is left out of the fit
-  std::string source;                    // "orin-agx-inference-maxn.csv:7"
+  std::string source;                         // "orin-agx-inference-maxn.csv:7"
 };
 
 // A published relative change of training compute time between two modes of one device, where
@@ -34,19 +34,19 @@ struct Anchor {
 enum class Knob { gpu_frequency, cpu_frequency, cores };
 
 struct Sensitivity {
-  std::string device;                    // "xavier-agx-32gb"
+  std::string device;  // "xavier-agx-32gb"
   std::string workload;
   Knob knob = Knob::gpu_frequency;
-  double from = 0;                       // MHz for frequencies, count for cores
+  double from = 0;  // MHz for frequencies, count for cores
   double to = 0;
-  double change_pct = 0;                 // (t_to - t_from) / t_from x 100
+  double change_pct = 0;  // (t_to - t_from) / t_from x 100
   std::string source;
 };
 
 struct ReferenceData {
-  std::vector<Anchor> anchors;           // for the device asked for
+  std::vector<Anchor> anchors;             // for the device asked for
   std::vector<Sensitivity> sensitivities;  // gpu_compute_change_pct rows, any device
-  std::vector<std::string> sources;      // file names read
+  std::vector<std::string> sources;        // file names read
 };
 
 // The device's MAXN mode: MAXN preset's cores and TPC mask when present, all table maxima.

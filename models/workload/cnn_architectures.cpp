@@ -38,16 +38,16 @@ GraphWorkload image_classifier(std::string name, LayerGraph g, std::string note)
 LayerId basic_block(LayerGraph& g, LayerId x, const std::string& p, std::int64_t planes,
                     std::int64_t stride) {
   const auto in_channels = g.shape(x)[0];
-  auto y = conv_bn(g, x, p + ".conv1", {.out_channels = planes, .kernel = 3, .stride = stride,
-                                        .padding = 1},
+  auto y = conv_bn(g, x, p + ".conv1",
+                   {.out_channels = planes, .kernel = 3, .stride = stride, .padding = 1},
                    p + ".bn1", Activation::relu, p + ".relu1");
-  y = conv_bn(g, y, p + ".conv2", {.out_channels = planes, .kernel = 3, .padding = 1},
-              p + ".bn2", std::nullopt, "");
+  y = conv_bn(g, y, p + ".conv2", {.out_channels = planes, .kernel = 3, .padding = 1}, p + ".bn2",
+              std::nullopt, "");
   auto shortcut = x;
   if (stride != 1 || in_channels != planes)
-    shortcut = conv_bn(g, x, p + ".downsample.0",
-                       {.out_channels = planes, .kernel = 1, .stride = stride},
-                       p + ".downsample.1", std::nullopt, "");
+    shortcut =
+        conv_bn(g, x, p + ".downsample.0", {.out_channels = planes, .kernel = 1, .stride = stride},
+                p + ".downsample.1", std::nullopt, "");
   y = g.add(y, shortcut, p + ".add");
   return g.activation(y, p + ".relu2", Activation::relu);
 }
@@ -58,11 +58,11 @@ LayerId bottleneck(LayerGraph& g, LayerId x, const std::string& p, std::int64_t 
   const auto in_channels = g.shape(x)[0];
   auto y = conv_bn(g, x, p + ".conv1", {.out_channels = planes, .kernel = 1}, p + ".bn1",
                    Activation::relu, p + ".relu1");
-  y = conv_bn(g, y, p + ".conv2", {.out_channels = planes, .kernel = 3, .stride = stride,
-                                   .padding = 1},
-              p + ".bn2", Activation::relu, p + ".relu2");
-  y = conv_bn(g, y, p + ".conv3", {.out_channels = planes * kExpansion, .kernel = 1},
-              p + ".bn3", std::nullopt, "");
+  y = conv_bn(g, y, p + ".conv2",
+              {.out_channels = planes, .kernel = 3, .stride = stride, .padding = 1}, p + ".bn2",
+              Activation::relu, p + ".relu2");
+  y = conv_bn(g, y, p + ".conv3", {.out_channels = planes * kExpansion, .kernel = 1}, p + ".bn3",
+              std::nullopt, "");
   auto shortcut = x;
   if (stride != 1 || in_channels != planes * kExpansion)
     shortcut = conv_bn(g, x, p + ".downsample.0",
@@ -83,8 +83,8 @@ LayerGraph resnet(const std::array<int, 4>& blocks, Block block) {
   for (std::size_t stage = 0; stage < 4; ++stage) {
     for (int i = 0; i < blocks[stage]; ++i) {
       const std::int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
-      x = block(g, x, "layer" + std::to_string(stage + 1) + "." + std::to_string(i),
-                planes[stage], stride);
+      x = block(g, x, "layer" + std::to_string(stage + 1) + "." + std::to_string(i), planes[stage],
+                stride);
     }
   }
   x = g.global_avg_pool(x, "avgpool");
@@ -185,8 +185,7 @@ GraphWorkload mobilenetv3_large() {
   };
   LayerGraph g;
   auto x = g.input({3, 224, 224});
-  x = conv_bn(g, x, "features.0.conv", {.out_channels = 16, .kernel = 3, .stride = 2,
-                                        .padding = 1},
+  x = conv_bn(g, x, "features.0.conv", {.out_channels = 16, .kernel = 3, .stride = 2, .padding = 1},
               "features.0.bn", A::hardswish, "features.0.hardswish");
   int index = 1;
   for (const auto& s : setting) {
@@ -194,11 +193,14 @@ GraphWorkload mobilenetv3_large() {
     const auto in_channels = g.shape(x)[0];
     auto y = x;
     if (s.expanded != in_channels)
-      y = conv_bn(g, y, p + ".expand", {.out_channels = s.expanded, .kernel = 1},
-                  p + ".expand.bn", s.act, p + ".expand.act");
+      y = conv_bn(g, y, p + ".expand", {.out_channels = s.expanded, .kernel = 1}, p + ".expand.bn",
+                  s.act, p + ".expand.act");
     y = conv_bn(g, y, p + ".depthwise",
-                {.out_channels = s.expanded, .kernel = s.kernel, .stride = s.stride,
-                 .padding = (s.kernel - 1) / 2, .groups = s.expanded},
+                {.out_channels = s.expanded,
+                 .kernel = s.kernel,
+                 .stride = s.stride,
+                 .padding = (s.kernel - 1) / 2,
+                 .groups = s.expanded},
                 p + ".depthwise.bn", s.act, p + ".depthwise.act");
     if (s.se) y = g.squeeze_excite(y, p + ".se", make_divisible(s.expanded / 4.0));
     y = conv_bn(g, y, p + ".project", {.out_channels = s.out, .kernel = 1}, p + ".project.bn",
@@ -207,8 +209,8 @@ GraphWorkload mobilenetv3_large() {
     x = y;
   }
   const std::string last = "features." + std::to_string(index);
-  x = conv_bn(g, x, last + ".conv", {.out_channels = 960, .kernel = 1}, last + ".bn",
-              A::hardswish, last + ".hardswish");
+  x = conv_bn(g, x, last + ".conv", {.out_channels = 960, .kernel = 1}, last + ".bn", A::hardswish,
+              last + ".hardswish");
   x = g.global_avg_pool(x, "avgpool");
   x = g.flatten(x, "flatten");
   x = g.linear(x, "classifier.0", 1280);
@@ -226,8 +228,8 @@ GraphWorkload vgg11() {
 
 GraphWorkload vgg16() {
   return image_classifier("vgg16",
-                          vgg({64, 64, kPool, 128, 128, kPool, 256, 256, 256, kPool, 512, 512,
-                               512, kPool, 512, 512, 512, kPool}),
+                          vgg({64, 64, kPool, 128, 128, kPool, 256, 256, 256, kPool, 512, 512, 512,
+                               kPool, 512, 512, 512, kPool}),
                           "torchvision vgg16 (configuration D, no batch norm), 3x224x224, "
                           "classifier included");
 }

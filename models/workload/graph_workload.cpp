@@ -1,12 +1,11 @@
 #include "models/workload/graph_workload.hpp"
 
 #include <algorithm>
+#include <boost/graph/topological_sort.hpp>
+#include <boost/range/iterator_range.hpp>
 #include <cassert>
 #include <iterator>
 #include <utility>
-
-#include <boost/graph/topological_sort.hpp>
-#include <boost/range/iterator_range.hpp>
 
 #include "models/error.hpp"
 

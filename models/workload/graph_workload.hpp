@@ -43,8 +43,8 @@ namespace fulcrum::models {
 // Constants of the cost rules above, for the performance model and the tests.
 struct CostRules {
   static constexpr double flops_per_mac = 2;
-  static constexpr double bytes_per_value = 4;             // fp32
-  static constexpr double backward_mac_factor = 2;         // dgrad + wgrad
+  static constexpr double bytes_per_value = 4;      // fp32
+  static constexpr double backward_mac_factor = 2;  // dgrad + wgrad
   static constexpr double backward_elementwise_factor = 1;
   static constexpr double backward_kernel_factor = 2;
   static constexpr double update_flops_per_param = 4;      // v = m v + g; w -= lr v
@@ -54,8 +54,8 @@ struct CostRules {
 class GraphWorkload final : public Workload {
  public:
   // input_bytes_per_sample: one input as copied to the GPU (fp32 image, int64 token ids, ...).
-  GraphWorkload(std::string name, std::string task, LayerGraph graph,
-                double input_bytes_per_sample, std::string note = "");
+  GraphWorkload(std::string name, std::string task, LayerGraph graph, double input_bytes_per_sample,
+                std::string note = "");
 
   const std::string& name() const override { return name_; }
   const std::string& task() const override { return task_; }

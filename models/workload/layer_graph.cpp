@@ -1,10 +1,9 @@
 #include "models/workload/layer_graph.hpp"
 
 #include <algorithm>
+#include <boost/range/iterator_range.hpp>
 #include <cassert>
 #include <utility>
-
-#include <boost/range/iterator_range.hpp>
 
 #include "models/error.hpp"
 
@@ -16,13 +15,20 @@ namespace {
 // transcendental as one op each (rough, but it only matters for tiny layers).
 double ops_per_element(Activation a) {
   switch (a) {
-    case Activation::relu: return 1;
-    case Activation::hardswish: return 4;    // x * min(max(x + 3, 0), 6) / 6
-    case Activation::hardsigmoid: return 3;  // min(max(x + 3, 0), 6) / 6
-    case Activation::sigmoid: return 4;
-    case Activation::silu: return 5;         // x * sigmoid(x)
-    case Activation::gelu: return 8;         // erf form
-    case Activation::tanh: return 5;
+    case Activation::relu:
+      return 1;
+    case Activation::hardswish:
+      return 4;  // x * min(max(x + 3, 0), 6) / 6
+    case Activation::hardsigmoid:
+      return 3;  // min(max(x + 3, 0), 6) / 6
+    case Activation::sigmoid:
+      return 4;
+    case Activation::silu:
+      return 5;  // x * sigmoid(x)
+    case Activation::gelu:
+      return 8;  // erf form
+    case Activation::tanh:
+      return 5;
   }
   return 1;
 }
@@ -47,22 +53,38 @@ void require(bool ok, const std::string& layer, const std::string& problem) {
 
 const char* to_string(OpKind kind) {
   switch (kind) {
-    case OpKind::input: return "input";
-    case OpKind::conv: return "conv";
-    case OpKind::linear: return "linear";
-    case OpKind::matmul: return "matmul";
-    case OpKind::bn: return "bn";
-    case OpKind::layernorm: return "layernorm";
-    case OpKind::act: return "act";
-    case OpKind::pool: return "pool";
-    case OpKind::add: return "add";
-    case OpKind::mul: return "mul";
-    case OpKind::concat: return "concat";
-    case OpKind::upsample: return "upsample";
-    case OpKind::softmax: return "softmax";
-    case OpKind::embedding: return "embedding";
-    case OpKind::lstm: return "lstm";
-    case OpKind::view: return "view";
+    case OpKind::input:
+      return "input";
+    case OpKind::conv:
+      return "conv";
+    case OpKind::linear:
+      return "linear";
+    case OpKind::matmul:
+      return "matmul";
+    case OpKind::bn:
+      return "bn";
+    case OpKind::layernorm:
+      return "layernorm";
+    case OpKind::act:
+      return "act";
+    case OpKind::pool:
+      return "pool";
+    case OpKind::add:
+      return "add";
+    case OpKind::mul:
+      return "mul";
+    case OpKind::concat:
+      return "concat";
+    case OpKind::upsample:
+      return "upsample";
+    case OpKind::softmax:
+      return "softmax";
+    case OpKind::embedding:
+      return "embedding";
+    case OpKind::lstm:
+      return "lstm";
+    case OpKind::view:
+      return "view";
   }
   return "view";
 }
@@ -83,8 +105,8 @@ std::string to_string(const Shape& shape) {
 }
 
 LayerId LayerGraph::add_layer(Layer layer, const std::vector<LayerId>& inputs) {
-  for (auto d : layer.out.dims) require(d > 0, layer.name, "non-positive output dimension " +
-                                                               to_string(layer.out));
+  for (auto d : layer.out.dims)
+    require(d > 0, layer.name, "non-positive output dimension " + to_string(layer.out));
   const LayerId id = boost::add_vertex(std::move(layer), g_);
   for (LayerId from : inputs) {
     assert(from < id && "edges run from earlier to later layers");
@@ -157,13 +179,13 @@ LayerId LayerGraph::pool(LayerId x, std::string name, std::int64_t kernel, std::
   return add_layer(std::move(l), {x});
 }
 
-LayerId LayerGraph::max_pool(LayerId x, std::string name, std::int64_t kernel,
-                             std::int64_t stride, std::int64_t padding) {
+LayerId LayerGraph::max_pool(LayerId x, std::string name, std::int64_t kernel, std::int64_t stride,
+                             std::int64_t padding) {
   return pool(x, std::move(name), kernel, stride, padding, static_cast<double>(kernel * kernel));
 }
 
-LayerId LayerGraph::avg_pool(LayerId x, std::string name, std::int64_t kernel,
-                             std::int64_t stride, std::int64_t padding) {
+LayerId LayerGraph::avg_pool(LayerId x, std::string name, std::int64_t kernel, std::int64_t stride,
+                             std::int64_t padding) {
   return pool(x, std::move(name), kernel, stride, padding, static_cast<double>(kernel * kernel));
 }
 
@@ -211,8 +233,7 @@ LayerId LayerGraph::concat(const std::vector<LayerId>& xs, std::string name, std
     const Shape& s = shape(xs[i]);
     bool same = s.rank() == out.rank();
     for (std::size_t d = 0; same && d < s.rank(); ++d) same = d == axis || s[d] == out[d];
-    require(same, name,
-            "concat of mismatched shapes " + to_string(out) + " and " + to_string(s));
+    require(same, name, "concat of mismatched shapes " + to_string(out) + " and " + to_string(s));
     out.dims[axis] += s[axis];
   }
   Layer l;
@@ -312,8 +333,7 @@ LayerId LayerGraph::layernorm(LayerId x, std::string name) {
   return add_layer(std::move(l), {x});
 }
 
-LayerId LayerGraph::embedding(LayerId ids, std::string name, std::int64_t vocab,
-                              std::int64_t dim) {
+LayerId LayerGraph::embedding(LayerId ids, std::string name, std::int64_t vocab, std::int64_t dim) {
   const Shape& in = shape(ids);
   require(in.rank() == 1 && vocab > 0 && dim > 0, name, "embedding needs a {T} id sequence");
   Layer l;
@@ -372,9 +392,8 @@ LayerId LayerGraph::softmax(LayerId x, std::string name, bool attention_scaling)
   l.name = std::move(name);
   l.kind = OpKind::softmax;
   l.out = shape(x);
-  l.elementwise_ops =
-      (attention_scaling ? kAttentionSoftmaxOpsPerElement : kSoftmaxOpsPerElement) *
-      l.out.elements();
+  l.elementwise_ops = (attention_scaling ? kAttentionSoftmaxOpsPerElement : kSoftmaxOpsPerElement) *
+                      l.out.elements();
   l.kernels = attention_scaling ? 3 : 1;
   return add_layer(std::move(l), {x});
 }

@@ -14,12 +14,11 @@
 // topological order.
 #pragma once
 
+#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
-
-#include <boost/graph/adjacency_list.hpp>
 
 namespace fulcrum::models {
 
@@ -67,13 +66,13 @@ std::string to_string(const Shape& shape);
 struct Layer {
   std::string name;
   OpKind kind = OpKind::view;
-  Shape out;                       // per-sample output shape
-  double params = 0;               // trainable parameters
-  int param_tensors = 0;           // separately stored parameter tensors (weight, bias, ...)
-  double macs = 0;                 // multiply-accumulates per sample (conv, linear, matmul, lstm)
-  double elementwise_ops = 0;      // non-MAC arithmetic per sample (activations, norms, adds)
-  double kernels = 0;              // forward GPU kernel launches (per minibatch, batch-independent)
-  bool grouped = false;            // a grouped or depthwise convolution (groups > 1)
+  Shape out;                   // per-sample output shape
+  double params = 0;           // trainable parameters
+  int param_tensors = 0;       // separately stored parameter tensors (weight, bias, ...)
+  double macs = 0;             // multiply-accumulates per sample (conv, linear, matmul, lstm)
+  double elementwise_ops = 0;  // non-MAC arithmetic per sample (activations, norms, adds)
+  double kernels = 0;          // forward GPU kernel launches (per minibatch, batch-independent)
+  bool grouped = false;        // a grouped or depthwise convolution (groups > 1)
   // Weight bytes the forward pass reads per minibatch: 4 x params (every weight read once); an
   // embedding gathers only the rows it needs (counted as activations).
   double weight_read_bytes = 0;

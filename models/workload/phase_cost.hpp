@@ -13,12 +13,12 @@ inline const char* to_string(Phase p) { return p == Phase::inference ? "inferenc
 
 // Work of one layer for one minibatch of a given size and phase.
 struct LayerWork {
-  std::string name;     // layer name in the graph, e.g. "layer3.1.conv2"
-  std::string kind;     // "conv", "conv_grouped" (groups > 1), "linear", "bn", "act", "pool",
-                        // "attention", "lstm", "add", ...
-  double flops = 0;     // floating-point operations (2 per multiply-accumulate)
-  double bytes = 0;     // DRAM bytes moved: weights once per minibatch + activations per sample
-  double kernels = 0;   // GPU kernel launches
+  std::string name;    // layer name in the graph, e.g. "layer3.1.conv2"
+  std::string kind;    // "conv", "conv_grouped" (groups > 1), "linear", "bn", "act", "pool",
+                       // "attention", "lstm", "add", ...
+  double flops = 0;    // floating-point operations (2 per multiply-accumulate)
+  double bytes = 0;    // DRAM bytes moved: weights once per minibatch + activations per sample
+  double kernels = 0;  // GPU kernel launches
   // Weights the layer re-reads within the minibatch (an LSTM's recurrent matrix, used at every
   // time step). They come from DRAM only when they do not stay in the GPU's L2, which depends on
   // the device: `bytes` counts them once, the performance model adds `reread_bytes` when

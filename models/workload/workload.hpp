@@ -18,10 +18,10 @@ class Workload {
   virtual ~Workload() = default;
 
   virtual const std::string& name() const = 0;
-  virtual const std::string& task() const = 0;           // "classification", ...
-  virtual double parameters() const = 0;                 // trainable parameters
-  virtual double forward_flops_per_sample() const = 0;   // 2 x MACs of one forward pass
-  virtual double input_bytes_per_sample() const = 0;     // one input sample as the GPU sees it
+  virtual const std::string& task() const = 0;          // "classification", ...
+  virtual double parameters() const = 0;                // trainable parameters
+  virtual double forward_flops_per_sample() const = 0;  // 2 x MACs of one forward pass
+  virtual double input_bytes_per_sample() const = 0;    // one input sample as the GPU sees it
 
   // Per-layer work of one minibatch, in topological order of the graph.
   virtual std::vector<LayerWork> layer_work(Phase phase, int batch_size) const = 0;

@@ -11,9 +11,9 @@ namespace fulcrum::models {
 WorkloadCatalog::WorkloadCatalog() {
   namespace arch = architectures;
   // The one list of catalog models: add a builder here to add a workload.
-  for (auto build : {arch::lenet5, arch::resnet18, arch::resnet50, arch::mobilenetv3_large,
-                     arch::vgg11, arch::vgg16, arch::yolov8n, arch::bert_base, arch::bert_large,
-                     arch::lstm}) {
+  for (auto build :
+       {arch::lenet5, arch::resnet18, arch::resnet50, arch::mobilenetv3_large, arch::vgg11,
+        arch::vgg16, arch::yolov8n, arch::bert_base, arch::bert_large, arch::lstm}) {
     auto w = std::make_unique<const GraphWorkload>(build());
     std::string name = w->name();
     workloads_.emplace(std::move(name), std::move(w));

@@ -98,7 +98,8 @@ GraphWorkload yolov8n() {
   // branch (2 Conv + 1x1 conv to classes), concatenated.
   const std::vector<LayerId> levels = {out_small, out_medium, out_large};
   const std::int64_t c_box = std::max<std::int64_t>({16, g.shape(out_small)[0] / 4, 4 * kRegMax});
-  const std::int64_t c_cls = std::max<std::int64_t>(g.shape(out_small)[0], std::min<std::int64_t>(kClasses, 100));
+  const std::int64_t c_cls =
+      std::max<std::int64_t>(g.shape(out_small)[0], std::min<std::int64_t>(kClasses, 100));
   const std::int64_t outputs = 4 * kRegMax + kClasses;
   std::vector<LayerId> flat;
   std::int64_t anchors = 0;

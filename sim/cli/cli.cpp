@@ -1,16 +1,15 @@
 #include "sim/cli/cli.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <optional>
 #include <sstream>
-
-#include <unistd.h>
-
-#include <boost/program_options.hpp>
 
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
@@ -62,8 +61,8 @@ po::variables_map parse_verb(const std::string& verb, const std::vector<std::str
     po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw InputError(std::nullopt, "fulcrum " + verb, std::string(e.what()) + " (see fulcrum " +
-                                                          verb + " --help)");
+    throw InputError(std::nullopt, "fulcrum " + verb,
+                     std::string(e.what()) + " (see fulcrum " + verb + " --help)");
   }
   return vm;
 }
@@ -125,15 +124,15 @@ std::string join_mhz(const std::vector<double>& values, double per_mhz) {
 
 int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description options("Options");
-  options.add_options()
-      ("help,h", "this help")
-      ("out", po::value<std::string>(), "output folder (default: out/<scenario name>)")
-      ("seed", po::value<std::string>(), "random seed, replacing the scenario's")
-      ("set", po::value<std::vector<std::string>>()->composing(),
-       "override a scenario key: --set key.path=value (repeatable), e.g. inference[0].batch_size=32")
-      ("backend", po::value<std::string>()->default_value("sim"), "sim (the only backend of this build)")
-      ("quiet,q", "print nothing on success (files are still written)")
-      ("progress", "show progress even when stderr is not a terminal (one line per update)");
+  options.add_options()("help,h", "this help")("out", po::value<std::string>(),
+                                               "output folder (default: out/<scenario name>)")(
+      "seed", po::value<std::string>(), "random seed, replacing the scenario's")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scenario key: --set key.path=value (repeatable), e.g. "
+      "inference[0].batch_size=32")("backend", po::value<std::string>()->default_value("sim"),
+                                    "sim (the only backend of this build)")(
+      "quiet,q", "print nothing on success (files are still written)")(
+      "progress", "show progress even when stderr is not a terminal (one line per update)");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(), "scenario file");
   po::options_description all;
@@ -142,26 +141,30 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   positional.add("scenario", -1);
   const po::variables_map vm = parse_verb("run", args, all, positional);
   if (vm.count("help")) {
-    out << verb_usage("run SCENARIO [--out DIR] [--seed N] [--set key.path=value]... [--quiet] [--progress]",
-                      "Runs a scenario file (see docs/SCENARIOS.md) on the simulated backend. Prints\n"
-                      "summary.json on stdout and writes summary.json, requests.csv, minibatches.csv,\n"
-                      "power.csv, trace.json and run.json into the output folder; on bad input nothing\n"
-                      "is written.\n\n"
-                      "Progress: a run whose simulation takes more than a second of wall time shows how\n"
-                      "far it has got on stderr (simulated seconds reached, % done), redrawn at most\n"
-                      "every 250 ms. Shown only when stderr is a terminal (one line, erased at the end)\n"
-                      "or with --progress (a line per update, for logs); never with --quiet. stdout\n"
-                      "carries only summary.json.",
-                      options);
+    out << verb_usage(
+        "run SCENARIO [--out DIR] [--seed N] [--set key.path=value]... [--quiet] [--progress]",
+        "Runs a scenario file (see docs/SCENARIOS.md) on the simulated backend. Prints\n"
+        "summary.json on stdout and writes summary.json, requests.csv, minibatches.csv,\n"
+        "power.csv, trace.json and run.json into the output folder; on bad input nothing\n"
+        "is written.\n\n"
+        "Progress: a run whose simulation takes more than a second of wall time shows how\n"
+        "far it has got on stderr (simulated seconds reached, % done), redrawn at most\n"
+        "every 250 ms. Shown only when stderr is a terminal (one line, erased at the end)\n"
+        "or with --progress (a line per update, for logs); never with --quiet. stdout\n"
+        "carries only summary.json.",
+        options);
     return 0;
   }
-  if (!vm.count("scenario")) throw InputError(std::nullopt, "fulcrum run", "missing the SCENARIO file");
+  if (!vm.count("scenario"))
+    throw InputError(std::nullopt, "fulcrum run", "missing the SCENARIO file");
   const auto& scenarios = vm["scenario"].as<std::vector<std::string>>();
   if (scenarios.size() != 1) {
-    throw InputError(std::nullopt, "fulcrum run", "expected one SCENARIO file, got " + std::to_string(scenarios.size()));
+    throw InputError(std::nullopt, "fulcrum run",
+                     "expected one SCENARIO file, got " + std::to_string(scenarios.size()));
   }
   if (const std::string backend = vm["backend"].as<std::string>(); backend != "sim") {
-    throw InputError(std::nullopt, "--backend", "'" + backend + "' is not available in this build (available: sim)");
+    throw InputError(std::nullopt, "--backend",
+                     "'" + backend + "' is not available in this build (available: sim)");
   }
   RunOptions options_in;
   if (vm.count("set")) options_in.overrides = vm["set"].as<std::vector<std::string>>();
@@ -169,20 +172,22 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const bool quiet = vm.count("quiet") > 0;
 
   PreparedRun prepared = prepare_run(scenarios[0], options_in);
-  const std::filesystem::path out_dir = vm.count("out")
-                                            ? std::filesystem::path(vm["out"].as<std::string>())
-                                            : std::filesystem::path("out") / prepared.resolved.scenario.name;
+  const std::filesystem::path out_dir =
+      vm.count("out") ? std::filesystem::path(vm["out"].as<std::string>())
+                      : std::filesystem::path("out") / prepared.resolved.scenario.name;
   // An unusable --out is bad input like any other: one line, before anything runs or prints.
   std::error_code out_error;
   std::filesystem::create_directories(out_dir, out_error);
   if (out_error) {
-    throw InputError(std::nullopt, "--out",
-                     "cannot create output directory " + out_dir.string() + ": " + out_error.message());
+    throw InputError(
+        std::nullopt, "--out",
+        "cannot create output directory " + out_dir.string() + ": " + out_error.message());
   }
   if (!quiet) {
     err << "fulcrum: running " << prepared.resolved.scenario.name << " ("
-        << prepared.resolved.scenario.duration_s << " s simulated) on " << prepared.resolved.device->name
-        << " at " << power_mode_label(prepared.resolved.mode) << "\n";
+        << prepared.resolved.scenario.duration_s << " s simulated) on "
+        << prepared.resolved.device->name << " at " << power_mode_label(prepared.resolved.mode)
+        << "\n";
   }
   std::vector<std::string> command_line{"fulcrum"};
   command_line.insert(command_line.end(), args.begin(), args.end());
@@ -207,22 +212,25 @@ models::DeviceCatalog devices_from(const std::string& data_dir) {
 void print_device(const models::DeviceSpec& d, std::ostream& out) {
   out << d.name << " (" << d.soc << ")\n";
   if (!d.source.empty()) out << "  source: " << d.source << "\n";
-  out << "  CPU: " << d.cpu_cores << " x " << d.cpu_arch << " in " << d.cpu_clusters << " clusters\n"
-      << "  GPU: " << d.gpu_arch << ", " << d.gpu_tpcs << " TPCs, " << d.gpu_sms << " SMs, " << d.cuda_cores
-      << " CUDA cores, " << d.tensor_cores << " tensor cores\n"
+  out << "  CPU: " << d.cpu_cores << " x " << d.cpu_arch << " in " << d.cpu_clusters
+      << " clusters\n"
+      << "  GPU: " << d.gpu_arch << ", " << d.gpu_tpcs << " TPCs, " << d.gpu_sms << " SMs, "
+      << d.cuda_cores << " CUDA cores, " << d.tensor_cores << " tensor cores\n"
       << "  memory: " << models::format_mhz(d.memory_gb) << " GB " << d.memory_type << ", "
       << d.memory_bus_bits << "-bit\n";
   if (d.module_peak_w) out << "  module peak power: " << *d.module_peak_w << " W\n";
   std::string rails;
   for (const auto& r : d.rails) rails += (rails.empty() ? "" : ", ") + r;
   out << "  power rails: " << rails << "\n\n";
-  out << "  CPU frequencies (MHz, " << d.cpu_khz.size() << "): " << join_mhz(d.cpu_khz, 1e3) << "\n";
+  out << "  CPU frequencies (MHz, " << d.cpu_khz.size() << "): " << join_mhz(d.cpu_khz, 1e3)
+      << "\n";
   out << "  GPU frequencies (MHz, " << d.gpu_hz.size() << "): " << join_mhz(d.gpu_hz, 1e6) << "\n";
   out << "  EMC frequencies (MHz, " << d.emc_hz.size() << "): " << join_mhz(d.emc_hz, 1e6) << "\n";
-  out << "  modes: " << d.cpu_cores << " x " << d.cpu_khz.size() << " x " << d.gpu_hz.size() << " x "
-      << d.emc_hz.size() << " = " << (d.cpu_cores * d.cpu_khz.size() * d.gpu_hz.size() * d.emc_hz.size())
-      << "\n\n";
-  TextTable presets({"preset", "cores", "CPU max MHz", "GPU max MHz", "EMC max MHz", "TPCs on", "resolved mode"});
+  out << "  modes: " << d.cpu_cores << " x " << d.cpu_khz.size() << " x " << d.gpu_hz.size()
+      << " x " << d.emc_hz.size() << " = "
+      << (d.cpu_cores * d.cpu_khz.size() * d.gpu_hz.size() * d.emc_hz.size()) << "\n\n";
+  TextTable presets(
+      {"preset", "cores", "CPU max MHz", "GPU max MHz", "EMC max MHz", "TPCs on", "resolved mode"});
   auto cap = [](const std::optional<double>& v, double per_mhz) {
     return v ? models::format_mhz(*v / per_mhz) : std::string("uncapped");
   };
@@ -238,7 +246,8 @@ void print_device(const models::DeviceSpec& d, std::ostream& out) {
     TextTable grids({"mode grid", "cores", "CPU freqs", "GPU freqs", "EMC freqs", "modes"});
     for (const models::ModeGrid& g : d.grids) {
       grids.add({g.name, std::to_string(g.cores.size()), std::to_string(g.cpu_khz.size()),
-                 std::to_string(g.gpu_hz.size()), std::to_string(g.emc_hz.size()), std::to_string(g.size())});
+                 std::to_string(g.gpu_hz.size()), std::to_string(g.emc_hz.size()),
+                 std::to_string(g.size())});
     }
     out << grids.str();
   }
@@ -265,22 +274,24 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out) {
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
   if (vm.count("name")) {
     const auto& names = vm["name"].as<std::vector<std::string>>();
-    if (names.size() != 1) throw InputError(std::nullopt, "fulcrum devices", "expected at most one NAME");
+    if (names.size() != 1)
+      throw InputError(std::nullopt, "fulcrum devices", "expected at most one NAME");
     print_device(catalog.get(names[0]), out);
     return 0;
   }
-  TextTable t({"device", "SoC", "CPU cores", "CPU max MHz", "GPU max MHz", "EMC max MHz", "CUDA cores",
-               "memory GB", "modes", "presets"});
+  TextTable t({"device", "SoC", "CPU cores", "CPU max MHz", "GPU max MHz", "EMC max MHz",
+               "CUDA cores", "memory GB", "modes", "presets"});
   for (const models::DeviceSpec& d : catalog.devices()) {
     std::string presets;
     for (const auto& p : d.presets) presets += (presets.empty() ? "" : ", ") + p.name;
-    const std::size_t modes = static_cast<std::size_t>(d.cpu_cores) * d.cpu_khz.size() * d.gpu_hz.size() *
-                              d.emc_hz.size();
+    const std::size_t modes = static_cast<std::size_t>(d.cpu_cores) * d.cpu_khz.size() *
+                              d.gpu_hz.size() * d.emc_hz.size();
     t.add({d.name, d.soc, std::to_string(d.cpu_cores),
            d.cpu_khz.empty() ? "-" : models::format_mhz(d.cpu_khz.back() / 1e3),
            d.gpu_hz.empty() ? "-" : models::format_mhz(d.gpu_hz.back() / 1e6),
-           d.emc_hz.empty() ? "-" : models::format_mhz(d.emc_hz.back() / 1e6), std::to_string(d.cuda_cores),
-           models::format_mhz(d.memory_gb), std::to_string(modes), presets});
+           d.emc_hz.empty() ? "-" : models::format_mhz(d.emc_hz.back() / 1e6),
+           std::to_string(d.cuda_cores), models::format_mhz(d.memory_gb), std::to_string(modes),
+           presets});
   }
   out << t.str();
   return 0;
@@ -305,8 +316,9 @@ int cmd_workloads(const std::vector<std::string>& args, std::ostream& out) {
     const models::Workload& w = catalog.get(name);
     const models::PhaseCost inf = w.cost(models::Phase::inference, 1);
     const models::PhaseCost train = w.cost(models::Phase::training, 1);
-    t.add({name, w.task(), fixed(w.parameters() / 1e6, 2), fixed(w.forward_flops_per_sample() / 1e9, 3),
-           fixed(train.flops / 1e9, 3), fixed(inf.kernels, 0), fixed(train.kernels, 0)});
+    t.add({name, w.task(), fixed(w.parameters() / 1e6, 2),
+           fixed(w.forward_flops_per_sample() / 1e9, 3), fixed(train.flops / 1e9, 3),
+           fixed(inf.kernels, 0), fixed(train.kernels, 0)});
   }
   out << t.str() << "\n";
   TextTable d({"dataset", "samples", "size (GB)", "note"});
@@ -320,28 +332,29 @@ int cmd_workloads(const std::vector<std::string>& args, std::ostream& out) {
 
 int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description options("Options");
-  options.add_options()
-      ("help,h", "this help")
-      ("device", po::value<std::string>()->default_value("orin-agx-64gb"), "device to calibrate")
-      ("reference", po::value<std::string>(),
-       "folder with the reference measurements (orin-agx-inference-maxn.csv, training-anchors.csv);"
-       " default $FULCRUM_REFERENCE_DIR, else the shipped models/data/reference")
-      ("out", po::value<std::string>(),
-       "write the fitted calibration YAML here (a .yaml file, or a folder that gets <device>.yaml)")
-      ("quiet,q", "do not print the fit table");
+  options.add_options()("help,h", "this help")(
+      "device", po::value<std::string>()->default_value("orin-agx-64gb"), "device to calibrate")(
+      "reference", po::value<std::string>(),
+      "folder with the reference measurements (orin-agx-inference-maxn.csv, training-anchors.csv);"
+      " default $FULCRUM_REFERENCE_DIR, else the shipped models/data/reference")(
+      "out", po::value<std::string>(),
+      "write the fitted calibration YAML here (a .yaml file, or a folder that gets <device>.yaml)")(
+      "quiet,q", "do not print the fit table");
   const po::variables_map vm = parse_verb("calibrate", args, options, {});
   if (vm.count("help")) {
-    out << verb_usage("calibrate [--device NAME] [--reference DIR] [--out PATH]",
-                      "Fits the analytic performance model's coefficients (least squares) to the\n"
-                      "published measurements, prints every anchor with its error and the MAPE, and\n"
-                      "writes the calibration file that `run` uses (models/data/calibration/).",
-                      options);
+    out << verb_usage(
+        "calibrate [--device NAME] [--reference DIR] [--out PATH]",
+        "Fits the analytic performance model's coefficients (least squares) to the\n"
+        "published measurements, prints every anchor with its error and the MAPE, and\n"
+        "writes the calibration file that `run` uses (models/data/calibration/).",
+        options);
     return 0;
   }
   std::string reference;
   if (vm.count("reference")) {
     reference = vm["reference"].as<std::string>();
-  } else if (const char* env = std::getenv("FULCRUM_REFERENCE_DIR"); env != nullptr && *env != '\0') {
+  } else if (const char* env = std::getenv("FULCRUM_REFERENCE_DIR");
+             env != nullptr && *env != '\0') {
     reference = env;
   } else {
     reference = default_data_dir() + "/reference";
@@ -372,7 +385,8 @@ const std::vector<std::string>& cli_verbs() {
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.empty()) {
-    throw InputError(std::nullopt, "fulcrum", "no verb given (verbs: " + verb_list() + "; see fulcrum --help)");
+    throw InputError(std::nullopt, "fulcrum",
+                     "no verb given (verbs: " + verb_list() + "; see fulcrum --help)");
   }
   const std::string& verb = args[0];
   const std::vector<std::string> rest(args.begin() + 1, args.end());
@@ -388,7 +402,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (verb == "devices") return cmd_devices(rest, out);
   if (verb == "workloads") return cmd_workloads(rest, out);
   if (verb == "calibrate") return cmd_calibrate(rest, out, err);
-  throw InputError(std::nullopt, "fulcrum", "unknown verb '" + verb + "' (verbs: " + verb_list() + ")");
+  throw InputError(std::nullopt, "fulcrum",
+                   "unknown verb '" + verb + "' (verbs: " + verb_list() + ")");
 }
 
 }  // namespace fulcrum::sim

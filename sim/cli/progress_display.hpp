@@ -25,7 +25,8 @@ class ProgressDisplay {
   static constexpr std::chrono::milliseconds kRedrawEvery{250};
 
   // `terminal`: `out` is an interactive terminal (redraw in place with '\r').
-  ProgressDisplay(std::ostream& out, bool terminal, WallClock clock = &std::chrono::steady_clock::now);
+  ProgressDisplay(std::ostream& out, bool terminal,
+                  WallClock clock = &std::chrono::steady_clock::now);
 
   // Feed this to run(); `*this` must outlive the run.
   ProgressFn callback();

@@ -1,5 +1,4 @@
 #include "sim/cli/scenario_run.hpp"
-#include "sim/cli/version.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -7,6 +6,7 @@
 
 #include "backends/simulated_backend.hpp"
 #include "models/perf/analytic_model.hpp"
+#include "sim/cli/version.hpp"
 #include "sim/config/calibration_loader.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/report/output_writer.hpp"
@@ -25,8 +25,8 @@ constexpr const char* kFallbackCalibration = "orin-agx-64gb";
 // error lists.
 models::DeviceCatalog devices_for(const std::string& data_dir, const std::string& model) {
   const std::filesystem::path dir = std::filesystem::path(data_dir) / "devices";
-  const bool plain_name = !model.empty() && model.find_first_of("/\\") == std::string::npos &&
-                          model.front() != '.';
+  const bool plain_name =
+      !model.empty() && model.find_first_of("/\\") == std::string::npos && model.front() != '.';
   std::error_code ec;
   if (plain_name && std::filesystem::is_regular_file(dir / (model + ".yaml"), ec)) {
     models::DeviceCatalog one;
@@ -47,7 +47,8 @@ std::unique_ptr<models::PerfModel> load_perf_model(const std::string& data_dir,
                                                    const models::DeviceSpec& device) {
   std::string file = calibration_path(data_dir, device.name);
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) file = calibration_path(data_dir, kFallbackCalibration);
+  if (!std::filesystem::is_regular_file(file, ec))
+    file = calibration_path(data_dir, kFallbackCalibration);
   return std::make_unique<models::AnalyticModel>(load_calibration(file));
 }
 

@@ -31,9 +31,9 @@ namespace fulcrum::sim {
 std::string default_data_dir();
 
 struct RunOptions {
-  std::vector<std::string> overrides;              // "key.path=value" (--set)
-  std::optional<std::uint64_t> seed;               // replaces the scenario's seed (--seed)
-  std::optional<std::filesystem::path> out_dir;    // absent: no files are written
+  std::vector<std::string> overrides;            // "key.path=value" (--set)
+  std::optional<std::uint64_t> seed;             // replaces the scenario's seed (--seed)
+  std::optional<std::filesystem::path> out_dir;  // absent: no files are written
   std::string data_dir = default_data_dir();
 };
 
@@ -62,9 +62,9 @@ RunResult simulate(PreparedRun& prepared, RunObserver* observer = nullptr,
 struct ScenarioRun {
   PreparedRun prepared;
   RunResult result;
-  std::string summary_json;                        // the document written as summary.json
-  std::vector<std::filesystem::path> outputs;      // files written (empty without out_dir)
-  double wall_s = 0;                               // host time of simulate + outputs
+  std::string summary_json;                    // the document written as summary.json
+  std::vector<std::filesystem::path> outputs;  // files written (empty without out_dir)
+  double wall_s = 0;                           // host time of simulate + outputs
 };
 
 // simulate, with the output writers into `out_dir` when given (created if needed; results

@@ -15,8 +15,8 @@ void check_range(const YamlNode& value, const std::string& name, double v) {
   const bool share = name == "launch_overlap" || name.find("_share") != std::string::npos ||
                      name.find("v_min_ratio") != std::string::npos;
   if (share && (v < 0 || v > 1)) value.fail("expected a value in [0, 1]");
-  const bool positive = name.rfind("eff_", 0) == 0 || name == "cpu_ref_khz" ||
-                        name.rfind("ref_", 0) == 0;
+  const bool positive =
+      name.rfind("eff_", 0) == 0 || name == "cpu_ref_khz" || name.rfind("ref_", 0) == 0;
   if (positive && !(v > 0)) value.fail("expected a value > 0");
   if (v < 0) value.fail("expected a value >= 0");
 }

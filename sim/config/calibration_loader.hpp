@@ -2,8 +2,9 @@
 // back into models::AnalyticCoefficients, and the whole `fulcrum calibrate` step: fit the analytic
 // model to the reference measurements and produce the file's text and a readable table.
 //
-//   models::AnalyticCoefficients c = load_calibration(data_dir + "/calibration/orin-agx-64gb.yaml");
-//   CalibrationReport r = calibrate_from_reference("/work/shared/reference", orin);
+//   models::AnalyticCoefficients c = load_calibration(data_dir +
+//   "/calibration/orin-agx-64gb.yaml"); CalibrationReport r =
+//   calibrate_from_reference("/work/shared/reference", orin);
 #pragma once
 
 #include <string>
@@ -26,8 +27,8 @@ std::string calibration_path(const std::string& data_dir, const std::string& dev
 
 struct CalibrationReport {
   models::CalibrationResult result;
-  std::string yaml;    // the calibration file's text (models::to_yaml)
-  std::string table;   // measured vs predicted per anchor, MAPE overall and per workload
+  std::string yaml;   // the calibration file's text (models::to_yaml)
+  std::string table;  // measured vs predicted per anchor, MAPE overall and per workload
 };
 
 // Reads the reference CSVs in reference_dir, fits the analytic model for `device` with the

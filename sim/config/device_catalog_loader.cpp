@@ -174,8 +174,8 @@ DeviceSpec parse_device(const YamlNode& root) {
   d.cpu_khz = read_table(root.required("cpu_khz"));
 
   const YamlNode gpu = root.required("gpu");
-  gpu.allow_keys({"arch", "sm_version", "tpcs", "tpc_slots", "sms", "cuda_cores", "tensor_cores",
-                  "l2_kb"});
+  gpu.allow_keys(
+      {"arch", "sm_version", "tpcs", "tpc_slots", "sms", "cuda_cores", "tensor_cores", "l2_kb"});
   d.gpu_arch = gpu.required("arch").as_string();
   d.sm_version = gpu.required("sm_version").as_positive_int();
   d.gpu_tpcs = read_int_in(gpu.required("tpcs"), 1, 32);

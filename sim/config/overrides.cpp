@@ -94,7 +94,8 @@ std::vector<std::string> apply_overrides(YAML::Node& root,
       YAML::Node next;
       if (const auto* key = std::get_if<std::string>(&steps[k])) {
         if (!(cur.IsMap() || cur.IsNull())) {
-          fail(here, "cannot set a key inside " + (path.empty() ? std::string("the document") : path) +
+          fail(here, "cannot set a key inside " +
+                         (path.empty() ? std::string("the document") : path) +
                          ", which is not a map");
         }
         if (!cur[*key].IsDefined() || cur[*key].IsNull()) touched.push_back(here);
@@ -102,7 +103,8 @@ std::vector<std::string> apply_overrides(YAML::Node& root,
           cur[*key] = value;
           break;
         }
-        if (!cur[*key].IsDefined() || cur[*key].IsNull()) cur[*key] = YAML::Node(YAML::NodeType::Map);
+        if (!cur[*key].IsDefined() || cur[*key].IsNull())
+          cur[*key] = YAML::Node(YAML::NodeType::Map);
         next.reset(cur[*key]);
       } else {
         const std::size_t index = std::get<std::size_t>(steps[k]);

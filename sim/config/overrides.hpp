@@ -9,10 +9,10 @@
 // are InputError located at "--set" with the key path ("--set: budgets.x: ...").
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "models/error.hpp"
 
@@ -32,7 +32,8 @@ Override parse_override(const std::string& text);
 // Applies the overrides in order. Returns the key paths each override wrote or created (the
 // target and any map or list element made along the way), so that later errors at those paths
 // can be blamed on --set.
-std::vector<std::string> apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides);
+std::vector<std::string> apply_overrides(YAML::Node& root,
+                                         const std::vector<std::string>& overrides);
 
 // True when `key_path` is one of `touched` or lies beneath one of them.
 bool is_overridden(const std::string& key_path, const std::vector<std::string>& touched);

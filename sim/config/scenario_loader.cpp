@@ -29,9 +29,12 @@ constexpr double kMinTimeSpanS = 1e-9;
 // The YAML spelling of each policy.
 const char* policy_name(SharingPolicy policy) {
   switch (policy) {
-    case SharingPolicy::managed: return "managed";
-    case SharingPolicy::native: return "native";
-    case SharingPolicy::sequential: return "sequential";
+    case SharingPolicy::managed:
+      return "managed";
+    case SharingPolicy::native:
+      return "native";
+    case SharingPolicy::sequential:
+      return "sequential";
   }
   return "managed";
 }
@@ -126,7 +129,9 @@ class ScenarioReader {
   static std::string read_scenario_name(const YamlNode& n) {
     std::string s = read_nonempty(n);
     const bool ok = std::all_of(s.begin(), s.end(), is_name_char) && s[0] != '.' && s.size() <= 128;
-    if (!ok) n.fail("'" + s + "' is not a valid name (letters, digits, '-', '_', '.'; not starting with '.')");
+    if (!ok)
+      n.fail("'" + s +
+             "' is not a valid name (letters, digits, '-', '_', '.'; not starting with '.')");
     return s;
   }
 
@@ -205,7 +210,8 @@ class ScenarioReader {
 
   static SharingPolicy read_policy(const YamlNode& n) {
     const std::string s = n.as_string();
-    for (SharingPolicy p : {SharingPolicy::managed, SharingPolicy::native, SharingPolicy::sequential}) {
+    for (SharingPolicy p :
+         {SharingPolicy::managed, SharingPolicy::native, SharingPolicy::sequential}) {
       if (s == policy_name(p)) return p;
     }
     n.fail("unknown policy '" + s + "' (known: managed, native, sequential)");
@@ -225,7 +231,8 @@ class ScenarioReader {
     if (auto dl = n.optional("dataloader")) {
       dl->allow_keys({"workers", "prefetch_factor", "storage"});
       if (auto f = dl->optional("workers")) t.dataloader.workers = read_int_in(*f, 0, 256);
-      if (auto f = dl->optional("prefetch_factor")) t.dataloader.prefetch_factor = read_int_in(*f, 1, 1024);
+      if (auto f = dl->optional("prefetch_factor"))
+        t.dataloader.prefetch_factor = read_int_in(*f, 1, 1024);
       if (auto f = dl->optional("storage")) {
         t.dataloader.storage = read_nonempty(*f);
         sources.record(f->path(), where(*f));
@@ -234,7 +241,8 @@ class ScenarioReader {
     return t;
   }
 
-  std::vector<InferenceStreamSpec> read_inference(const YamlNode& list, ScenarioSources& sources) const {
+  std::vector<InferenceStreamSpec> read_inference(const YamlNode& list,
+                                                  ScenarioSources& sources) const {
     std::vector<InferenceStreamSpec> out;
     std::set<std::string> names;
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -287,11 +295,13 @@ class ScenarioReader {
         }
         const YamlNode rate = seg.required("rate_per_s");
         r.rate_per_s = rate.as_nonnegative_double();
-        if (r.rate_per_s > kMaxRatePerS) rate.fail("must be <= " + format_number(kMaxRatePerS) + " requests/s");
+        if (r.rate_per_s > kMaxRatePerS)
+          rate.fail("must be <= " + format_number(kMaxRatePerS) + " requests/s");
         any_rate = any_rate || r.rate_per_s > 0;
         p.segments.push_back(r);
       }
-      if (!any_rate) segs.fail("every segment has rate_per_s 0: the stream would never see a request");
+      if (!any_rate)
+        segs.fail("every segment has rate_per_s 0: the stream would never see a request");
       return p;
     }
     if (kind == "trace") {
@@ -309,7 +319,8 @@ class ScenarioReader {
       t.arrival_s = load_arrival_trace(t.path);
       return t;
     }
-    process.fail("unknown arrival process '" + kind + "' (known: fixed, poisson, piecewise, trace)");
+    process.fail("unknown arrival process '" + kind +
+                 "' (known: fixed, poisson, piecewise, trace)");
   }
 
   static Budgets read_budgets(const YamlNode& n) {
@@ -344,7 +355,7 @@ class ScenarioReader {
     if (auto f = n.optional("strategy")) {
       s.strategy = f->as_string();
       static const std::vector<std::string> known{"maxn", "presets", "random", "powertrain",
-                                                  "gmd", "als", "oracle"};
+                                                  "gmd",  "als",     "oracle"};
       if (std::find(known.begin(), known.end(), s.strategy) == known.end()) {
         f->fail("unknown strategy '" + s.strategy +
                 "' (known: maxn, presets, random, powertrain, gmd, als, oracle)");
@@ -353,7 +364,8 @@ class ScenarioReader {
     if (auto f = n.optional("batch_sizes")) {
       s.batch_sizes.clear();
       if (f->size() == 0) f->fail("needs at least one batch size");
-      for (std::size_t i = 0; i < f->size(); ++i) s.batch_sizes.push_back(read_batch_size(f->at(i)));
+      for (std::size_t i = 0; i < f->size(); ++i)
+        s.batch_sizes.push_back(read_batch_size(f->at(i)));
     }
     if (auto f = n.optional("modes")) s.modes = read_nonempty(*f);
     return s;
@@ -405,9 +417,8 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
   ResolvedScenario r;
   r.scenario = s;
   const models::DeviceSpec& device =
-      located_call(sources, "device.model", [&]() -> const models::DeviceSpec& {
-        return devices.get(s.device.model);
-      });
+      located_call(sources, "device.model",
+                   [&]() -> const models::DeviceSpec& { return devices.get(s.device.model); });
   r.device = &device;
   if (s.device.preset) {
     r.mode = located_call(sources, "device.power_mode",
@@ -428,9 +439,10 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
     r.mode = located_call(sources, "device.model", [&] { return models::default_mode(device); });
   }
   if (s.training) {
-    r.training_workload = &located_call(sources, "training.workload", [&]() -> const models::Workload& {
-      return models::workload_catalog().get(s.training->workload);
-    });
+    r.training_workload =
+        &located_call(sources, "training.workload", [&]() -> const models::Workload& {
+          return models::workload_catalog().get(s.training->workload);
+        });
     r.training_dataset_samples = located_call(sources, "training.dataset", [&] {
       return static_cast<double>(models::dataset(s.training->dataset).samples);
     });
@@ -457,7 +469,8 @@ std::optional<SourceLocation> ScenarioSources::find(const std::string& key_path)
 }
 
 LoadedScenario parse_scenario(const std::string& text, const std::string& display_name,
-                              const std::vector<std::string>& overrides, const std::string& base_dir) {
+                              const std::vector<std::string>& overrides,
+                              const std::string& base_dir) {
   YamlDoc doc = YamlDoc::parse(text, display_name);
   return read_document(doc, overrides, base_dir);
 }
@@ -497,7 +510,8 @@ ResolvedScenario resolve(const Scenario& scenario, const models::DeviceCatalog& 
   return resolve_impl(scenario, nullptr, devices);
 }
 
-ResolvedScenario load_and_resolve(const std::string& path, const std::vector<std::string>& overrides,
+ResolvedScenario load_and_resolve(const std::string& path,
+                                  const std::vector<std::string>& overrides,
                                   const models::DeviceCatalog& devices) {
   return resolve(load_scenario_with_sources(path, overrides), devices);
 }

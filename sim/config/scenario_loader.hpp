@@ -69,7 +69,8 @@ ResolvedScenario resolve(const LoadedScenario& loaded, const models::DeviceCatal
 ResolvedScenario resolve(const Scenario& scenario, const models::DeviceCatalog& devices);
 
 // load_scenario_with_sources + resolve.
-ResolvedScenario load_and_resolve(const std::string& path, const std::vector<std::string>& overrides,
+ResolvedScenario load_and_resolve(const std::string& path,
+                                  const std::vector<std::string>& overrides,
                                   const models::DeviceCatalog& devices);
 
 }  // namespace fulcrum::sim

@@ -76,7 +76,8 @@ std::vector<double> parse_arrival_trace(std::string_view text, const std::string
   std::size_t pos = text.substr(0, kUtf8Bom.size()) == kUtf8Bom ? kUtf8Bom.size() : 0;
   while (pos < text.size()) {
     const std::size_t nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos);
+    std::string_view line =
+        text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -88,13 +89,13 @@ std::vector<double> parse_arrival_trace(std::string_view text, const std::string
     if (!arrival_index) {
       for (std::size_t i = 0; i < fields.size(); ++i) {
         if (fields[i].text == kArrivalColumn) {
-          if (arrival_index) fail(line_no, fields[i].column, "", "column 'arrival_s' appears twice");
+          if (arrival_index)
+            fail(line_no, fields[i].column, "", "column 'arrival_s' appears twice");
           arrival_index = i;
         }
       }
       if (!arrival_index) {
-        fail(line_no, 1, "",
-             "the header has no 'arrival_s' column (got '" + excerpt(line) + "')");
+        fail(line_no, 1, "", "the header has no 'arrival_s' column (got '" + excerpt(line) + "')");
       }
       header_fields = fields.size();
       continue;
@@ -108,7 +109,8 @@ std::vector<double> parse_arrival_trace(std::string_view text, const std::string
     const std::optional<double> v = parse_number(f.text);
     const std::string key(kArrivalColumn);
     if (!v) fail(line_no, f.column, key, "not a number: '" + excerpt(f.text) + "'");
-    if (!std::isfinite(*v)) fail(line_no, f.column, key, "not a finite number: '" + excerpt(f.text) + "'");
+    if (!std::isfinite(*v))
+      fail(line_no, f.column, key, "not a finite number: '" + excerpt(f.text) + "'");
     if (*v < 0) fail(line_no, f.column, key, "must be >= 0, got " + excerpt(f.text));
     if (!arrivals.empty() && *v < arrivals.back()) {
       std::ostringstream msg;

@@ -153,7 +153,8 @@ double YamlNode::as_nonnegative_double() const {
 
 int YamlNode::as_positive_int() const {
   const long long v = as_int();
-  if (v < 1 || v > std::numeric_limits<int>::max()) fail("must be an integer >= 1, got " + node_.Scalar());
+  if (v < 1 || v > std::numeric_limits<int>::max())
+    fail("must be an integer >= 1, got " + node_.Scalar());
   return static_cast<int>(v);
 }
 

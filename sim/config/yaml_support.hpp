@@ -7,14 +7,14 @@
 //   double d = root.required("duration_s").as_double();  // "…: duration_s: expected a number"
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "models/error.hpp"
 
@@ -59,9 +59,9 @@ class YamlNode {
   bool as_bool() const;
 
   // Range-checked helpers; `what` is the expected range, e.g. "> 0".
-  double as_positive_double() const;      // > 0, finite
-  double as_nonnegative_double() const;   // >= 0, finite
-  int as_positive_int() const;            // >= 1, fits in int
+  double as_positive_double() const;     // > 0, finite
+  double as_nonnegative_double() const;  // >= 0, finite
+  int as_positive_int() const;           // >= 1, fits in int
 
  private:
   YAML::Node node_;

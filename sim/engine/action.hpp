@@ -28,9 +28,9 @@ class Action {
   Action() noexcept = default;
 
   template <typename F>
-    requires(!std::same_as<std::remove_cvref_t<F>, Action> &&
-             std::is_invocable_r_v<void, std::decay_t<F>&>)
-  Action(F&& f) {  // NOLINT(google-explicit-constructor): lambdas convert implicitly by design
+  requires(!std::same_as<std::remove_cvref_t<F>, Action> &&
+           std::is_invocable_r_v<void, std::decay_t<F>&>)
+      Action(F&& f) {  // NOLINT(google-explicit-constructor): lambdas convert implicitly by design
     using Fn = std::decay_t<F>;
     if constexpr (fits_inline<Fn>()) {
       ::new (static_cast<void*>(buffer_)) Fn(std::forward<F>(f));

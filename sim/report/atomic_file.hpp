@@ -38,17 +38,17 @@ class AtomicFile {
     if (size_ >= kFlushBytes) flush();
   }
   void write(std::string_view s);
-  void flush();       // throws fulcrum::Error on a write failure (disk full, ...)
+  void flush();  // throws fulcrum::Error on a write failure (disk full, ...)
 
-  void close();       // flushes and closes the temporary; throws fulcrum::Error on failure
-  void publish();     // renames the closed temporary to its final name; throws fulcrum::Error
+  void close();             // flushes and closes the temporary; throws fulcrum::Error on failure
+  void publish();           // renames the closed temporary to its final name; throws fulcrum::Error
   void discard() noexcept;  // closes and removes the temporary (no-op once published)
 
   const std::filesystem::path& final_path() const { return final_path_; }
   const std::filesystem::path& temp_path() const { return temp_path_; }
   bool is_published() const { return published_; }
 
-  static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;   // ~1 MiB per write()
+  static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;  // ~1 MiB per write()
   static constexpr std::size_t kMaxReserveBytes = std::size_t{1} << 16;
   static constexpr std::size_t kCapacityBytes = kFlushBytes + kMaxReserveBytes;
 

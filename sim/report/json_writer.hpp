@@ -54,9 +54,9 @@ class JsonWriter {
   JsonWriter& value(int v) { return value(static_cast<std::int64_t>(v)); }
   JsonWriter& value(std::int64_t v);
   JsonWriter& value(std::uint64_t v);
-  JsonWriter& value(double v);             // non-finite -> null
-  JsonWriter& value(std::optional<bool> b);   // absent -> null
-  JsonWriter& value(std::optional<double> v); // absent -> null
+  JsonWriter& value(double v);                 // non-finite -> null
+  JsonWriter& value(std::optional<bool> b);    // absent -> null
+  JsonWriter& value(std::optional<double> v);  // absent -> null
   JsonWriter& null();
 
   // The document so far, with a final newline once the top-level value is complete.

@@ -55,23 +55,40 @@ char* put_fixed(char* p, std::int64_t value) {
 
 char* put_fixed_any(char* p, std::int64_t value, int decimals) {
   switch (decimals) {
-    case 0: return put_integer(p, value);
-    case 1: return put_fixed<1>(p, value);
-    case 2: return put_fixed<2>(p, value);
-    case 4: return put_fixed<4>(p, value);
-    case 5: return put_fixed<5>(p, value);
-    case 7: return put_fixed<7>(p, value);
-    case 8: return put_fixed<8>(p, value);
-    case 10: return put_fixed<10>(p, value);
-    case 11: return put_fixed<11>(p, value);
-    case 12: return put_fixed<12>(p, value);
-    case 13: return put_fixed<13>(p, value);
-    case 14: return put_fixed<14>(p, value);
-    case 15: return put_fixed<15>(p, value);
-    case 16: return put_fixed<16>(p, value);
-    case 17: return put_fixed<17>(p, value);
-    case 18: return put_fixed<18>(p, value);
-    default: break;
+    case 0:
+      return put_integer(p, value);
+    case 1:
+      return put_fixed<1>(p, value);
+    case 2:
+      return put_fixed<2>(p, value);
+    case 4:
+      return put_fixed<4>(p, value);
+    case 5:
+      return put_fixed<5>(p, value);
+    case 7:
+      return put_fixed<7>(p, value);
+    case 8:
+      return put_fixed<8>(p, value);
+    case 10:
+      return put_fixed<10>(p, value);
+    case 11:
+      return put_fixed<11>(p, value);
+    case 12:
+      return put_fixed<12>(p, value);
+    case 13:
+      return put_fixed<13>(p, value);
+    case 14:
+      return put_fixed<14>(p, value);
+    case 15:
+      return put_fixed<15>(p, value);
+    case 16:
+      return put_fixed<16>(p, value);
+    case 17:
+      return put_fixed<17>(p, value);
+    case 18:
+      return put_fixed<18>(p, value);
+    default:
+      break;
   }
   assert(false && "decimals out of range");
   return p;
@@ -81,18 +98,22 @@ char* put_fixed_any(char* p, std::int64_t value, int decimals) {
 
 char* put_fixed_decimal(char* p, std::int64_t value, int decimals) {
   switch (decimals) {
-    case 3: return put_fixed<3>(p, value);   // microseconds (trace)
-    case 6: return put_fixed<6>(p, value);   // milliseconds
-    case 9: return put_fixed<9>(p, value);   // seconds
-    default: return put_fixed_any(p, value, decimals);
+    case 3:
+      return put_fixed<3>(p, value);  // microseconds (trace)
+    case 6:
+      return put_fixed<6>(p, value);  // milliseconds
+    case 9:
+      return put_fixed<9>(p, value);  // seconds
+    default:
+      return put_fixed_any(p, value, decimals);
   }
 }
 
 char* put_double(char* p, double v) {
   if (!std::isfinite(v)) return p;
   if (v == 0) v = 0;  // folds -0 into 0
-  auto [end, ec] =
-      std::to_chars(p, p + kMaxNumberChars, v, std::chars_format::general, kReportSignificantDigits);
+  auto [end, ec] = std::to_chars(p, p + kMaxNumberChars, v, std::chars_format::general,
+                                 kReportSignificantDigits);
   assert(ec == std::errc());
   return end;
 }

@@ -92,7 +92,8 @@ void OutputWriter::finish(const RunResult& result) {
       for (const auto& f : files_) produced = produced || f->final_path() == stale;
       std::error_code ec;
       if (!produced) std::filesystem::remove(stale, ec);
-      if (ec) throw Error("cannot remove the earlier run's " + stale.string() + ": " + ec.message());
+      if (ec)
+        throw Error("cannot remove the earlier run's " + stale.string() + ": " + ec.message());
     }
     // Everything is complete on disk; only now do the results take their real names.
     for (auto& f : files_) f->publish();

@@ -15,8 +15,7 @@ namespace fulcrum::sim {
 class PowerCsv final : public FileObserver {
  public:
   // `period` > 0; `end` is the sampling horizon unless on_end() reports another.
-  PowerCsv(std::filesystem::path final_path, std::vector<std::string> rails, Time period,
-           Time end);
+  PowerCsv(std::filesystem::path final_path, std::vector<std::string> rails, Time period, Time end);
 
   void on_power(Time at, const std::vector<double>& rail_power_w) override;
   void on_end(Time end) override;

@@ -14,12 +14,12 @@
 namespace fulcrum::sim {
 
 struct RunInfo {
-  double wall_s = 0;                       // host wall time of the run (simulation + outputs)
-  std::uint64_t events_processed = 0;      // RunResult::events_processed
+  double wall_s = 0;                   // host wall time of the run (simulation + outputs)
+  std::uint64_t events_processed = 0;  // RunResult::events_processed
   std::string fulcrum_version;
-  std::vector<std::string> command_line;   // argv as given
-  std::string host;                        // empty: filled with gethostname()
-  std::string backend = "sim";             // "sim" | "cuda"
+  std::vector<std::string> command_line;  // argv as given
+  std::string host;                       // empty: filled with gethostname()
+  std::string backend = "sim";            // "sim" | "cuda"
 };
 
 // The run.json document (events_per_s = events_processed / wall_s, null when wall_s is 0).

@@ -18,8 +18,11 @@ const char* to_string(PowerBudgetKind k) {
 // perfect result.
 void write_latency(JsonWriter& w, const LatencyStats& l, bool any_completed) {
   w.key("latency_ms").begin_object();
-  const std::pair<const char*, double> fields[] = {
-      {"mean", l.mean_ms}, {"p50", l.p50_ms}, {"p95", l.p95_ms}, {"p99", l.p99_ms}, {"max", l.max_ms}};
+  const std::pair<const char*, double> fields[] = {{"mean", l.mean_ms},
+                                                   {"p50", l.p50_ms},
+                                                   {"p95", l.p95_ms},
+                                                   {"p99", l.p99_ms},
+                                                   {"max", l.max_ms}};
   for (const auto& [name, value] : fields) {
     w.key(name);
     if (any_completed) {
@@ -181,14 +184,14 @@ std::string format_summary_text(const RunResult& r) {
               plain_number(s.latency.p50_ms).c_str(), plain_number(s.latency.p95_ms).c_str(),
               plain_number(s.latency.p99_ms).c_str(), plain_number(s.latency.max_ms).c_str());
     } else {
-      appendf(out, "  inference  %-18s bs %-4d %10.4g req/s  latency: none (no request completed)\n",
+      appendf(out,
+              "  inference  %-18s bs %-4d %10.4g req/s  latency: none (no request completed)\n",
               s.name.c_str(), s.batch_size, s.throughput_per_s);
     }
     appendf(out, "             %llu arrived, %llu completed, %llu queued, %llu dropped  %s",
             static_cast<unsigned long long>(s.arrived),
-            static_cast<unsigned long long>(s.completed),
-            static_cast<unsigned long long>(s.queued), static_cast<unsigned long long>(s.dropped),
-            s.stable ? "stable" : "UNSTABLE: ");
+            static_cast<unsigned long long>(s.completed), static_cast<unsigned long long>(s.queued),
+            static_cast<unsigned long long>(s.dropped), s.stable ? "stable" : "UNSTABLE: ");
     // Appended, not formatted: a reason of any length must not be cut at the format buffer.
     out += s.stable ? "" : s.unstable_reason;
     out += '\n';

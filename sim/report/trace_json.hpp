@@ -47,11 +47,11 @@ class TraceJson final : public FileObserver {
   };
   struct StreamState {
     std::optional<OpenBatch> open;
-    std::vector<Time> lane_end;                  // latest end of each lane's batches
-    std::optional<std::size_t> last_queued;      // last value written
-    std::optional<Time> pending_at;              // a change not yet written (same-time merging)
+    std::vector<Time> lane_end;              // latest end of each lane's batches
+    std::optional<std::size_t> last_queued;  // last value written
+    std::optional<Time> pending_at;          // a change not yet written (same-time merging)
     std::size_t pending_queued = 0;
-    std::string queue_prefix;                    // its counter event up to the timestamp
+    std::string queue_prefix;  // its counter event up to the timestamp
   };
 
   void write_tail(Time end) override;
@@ -64,8 +64,8 @@ class TraceJson final : public FileObserver {
   std::vector<std::string> rails_;
   std::vector<std::string> stream_names_;
   std::vector<StreamState> streams_;
-  std::string power_prefix_;                     // the power counter's text up to "ts"
-  std::vector<std::string> rail_keys_;           // "\"VDD_GPU_SOC\":" per rail
+  std::string power_prefix_;            // the power counter's text up to "ts"
+  std::vector<std::string> rail_keys_;  // "\"VDD_GPU_SOC\":" per rail
   bool power_pending_ = false;
   Time power_at_ = 0;
   std::vector<double> power_w_;

@@ -13,25 +13,25 @@ namespace fulcrum::sim {
 
 // One completed inference request.
 struct RequestRecord {
-  int stream = 0;                 // index into Scenario::inference
-  std::uint64_t request_id = 0;   // per stream, from 0 in arrival order
-  std::uint64_t batch_id = 0;     // per stream, from 0 in dispatch order
+  int stream = 0;                // index into Scenario::inference
+  std::uint64_t request_id = 0;  // per stream, from 0 in arrival order
+  std::uint64_t batch_id = 0;    // per stream, from 0 in dispatch order
   Time arrival = 0;
-  Time dispatch = 0;              // its batch was formed and handed to the GPU-sharing policy
-  Time start = 0;                 // its batch started executing on the GPU
-  Time completion = 0;            // its batch completed; latency = completion - arrival
+  Time dispatch = 0;    // its batch was formed and handed to the GPU-sharing policy
+  Time start = 0;       // its batch started executing on the GPU
+  Time completion = 0;  // its batch completed; latency = completion - arrival
 };
 
 // One executed minibatch (training or inference).
 struct ItemRecord {
-  int context = 0;                // 0 = training job, 1 + i = inference stream i
+  int context = 0;  // 0 = training job, 1 + i = inference stream i
   models::Phase phase = models::Phase::inference;
-  std::uint64_t item_id = 0;      // per context, from 0
+  std::uint64_t item_id = 0;  // per context, from 0
   int batch_size = 0;
-  Time start = 0;                 // first moment it ran on the GPU
-  Time end = 0;                   // completion
-  Time standalone = 0;            // its execution time alone on the GPU (the backend's duration)
-  Time fetch_stall = 0;           // training only: data-pipeline stall before it could start
+  Time start = 0;        // first moment it ran on the GPU
+  Time end = 0;          // completion
+  Time standalone = 0;   // its execution time alone on the GPU (the backend's duration)
+  Time fetch_stall = 0;  // training only: data-pipeline stall before it could start
   std::vector<double> rail_energy_j;  // energy attributed to the item while it ran
 };
 

@@ -11,8 +11,8 @@
 #include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
 #include "models/workload/workload.hpp"
-#include "sim/runtime/run_observer.hpp"
 #include "sim/engine/time.hpp"
+#include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -23,9 +23,9 @@ struct RunSetup {
   const Scenario* scenario = nullptr;
   const models::DeviceSpec* device = nullptr;
   models::PowerMode mode;
-  const models::Workload* training_workload = nullptr;        // null: no training job
-  double training_dataset_samples = 0;                        // samples per epoch
-  std::vector<const models::Workload*> inference_workloads;   // one per scenario.inference[i]
+  const models::Workload* training_workload = nullptr;       // null: no training job
+  double training_dataset_samples = 0;                       // samples per epoch
+  std::vector<const models::Workload*> inference_workloads;  // one per scenario.inference[i]
 };
 
 // Told how far a run has got: `reached` of `end` simulated nanoseconds. Called kProgressSteps

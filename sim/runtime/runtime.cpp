@@ -412,12 +412,12 @@ std::string Runtime::instability_reason(int stream, std::size_t backlog_end) {
   const double rate = s.arrivals.nominal_rate_per_s();
   const double batch_ms = to_milliseconds(cost(stream + 1, s.batch_size).duration);
   const double fill_ms = rate > 0 ? static_cast<double>(s.batch_size) / rate * 1e3 : 0;
-  const std::string growth =
-      backlog_end > s.backlog_mid
-          ? "backlog grew from " + with_commas(s.backlog_mid) + " to " + with_commas(backlog_end) +
-                " requests"
-          : "backlog " + with_commas(s.backlog_mid) + " requests at mid-run, " +
-                with_commas(backlog_end) + " at the end";
+  const std::string growth = backlog_end > s.backlog_mid
+                                 ? "backlog grew from " + with_commas(s.backlog_mid) + " to " +
+                                       with_commas(backlog_end) + " requests"
+                                 : "backlog " + with_commas(s.backlog_mid) +
+                                       " requests at mid-run, " + with_commas(backlog_end) +
+                                       " at the end";
   std::string reason;
   if (rate > 0 && batch_ms >= fill_ms) {
     const std::string fill =
@@ -499,10 +499,9 @@ RunResult Runtime::collect() {
     // catch up, however slowly its backlog grows within one run (DESIGN.md section 3).
     const bool steady_rate = std::holds_alternative<FixedArrivals>(s.spec->arrivals) ||
                              std::holds_alternative<PoissonArrivals>(s.spec->arrivals);
-    const bool saturated =
-        steady_rate && rate > 0 &&
-        to_seconds(cost(static_cast<int>(i) + 1, s.batch_size).duration) >=
-            static_cast<double>(s.batch_size) / rate;
+    const bool saturated = steady_rate && rate > 0 &&
+                           to_seconds(cost(static_cast<int>(i) + 1, s.batch_size).duration) >=
+                               static_cast<double>(s.batch_size) / rate;
     if (s.overflow_at || grew || saturated) {
       out.stable = false;
       out.unstable_reason = instability_reason(static_cast<int>(i), backlog_end);

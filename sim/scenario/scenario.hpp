@@ -16,44 +16,44 @@ namespace fulcrum::sim {
 // Device and its power mode: a preset by name, or a custom request that snaps to the tables.
 struct DeviceChoice {
   std::string model = "orin-agx-64gb";
-  std::optional<std::string> preset;            // "MAXN"; absent when `custom` is set
-  std::optional<models::ModeRequest> custom;    // cores, cpu_mhz, gpu_mhz, emc_mhz
+  std::optional<std::string> preset;          // "MAXN"; absent when `custom` is set
+  std::optional<models::ModeRequest> custom;  // cores, cpu_mhz, gpu_mhz, emc_mhz
 };
 
 enum class SharingPolicy { managed, native, sequential };
 
 struct GpuSharing {
   SharingPolicy policy = SharingPolicy::managed;
-  double timeslice_us = 1024;        // native only: round-robin slice length
-  double context_switch_us = 25;     // native only: cost of each switch between contexts
+  double timeslice_us = 1024;     // native only: round-robin slice length
+  double context_switch_us = 25;  // native only: cost of each switch between contexts
 };
 
 // Arrival processes of an inference stream.
 struct FixedArrivals {
-  double rate_per_s = 0;             // > 0; request k arrives at k / rate
+  double rate_per_s = 0;  // > 0; request k arrives at k / rate
 };
 struct PoissonArrivals {
-  double rate_per_s = 0;             // > 0; exponential inter-arrival times
+  double rate_per_s = 0;  // > 0; exponential inter-arrival times
 };
 struct RateSegment {
-  double start_s = 0;                // segment begins (ascending, first is 0)
-  double rate_per_s = 0;             // >= 0; 0 means no arrivals in the segment
+  double start_s = 0;     // segment begins (ascending, first is 0)
+  double rate_per_s = 0;  // >= 0; 0 means no arrivals in the segment
 };
 struct PiecewiseArrivals {
   std::vector<RateSegment> segments;
-  bool poisson = false;              // false: evenly spaced within a segment; true: Poisson
+  bool poisson = false;  // false: evenly spaced within a segment; true: Poisson
 };
 struct TraceArrivals {
-  std::string path;                  // CSV with an `arrival_s` column, ascending; resolved path
-  std::vector<double> arrival_s;     // loaded and validated by the loader
+  std::string path;               // CSV with an `arrival_s` column, ascending; resolved path
+  std::vector<double> arrival_s;  // loaded and validated by the loader
 };
 using ArrivalSpec = std::variant<FixedArrivals, PoissonArrivals, PiecewiseArrivals, TraceArrivals>;
 
 struct InferenceStreamSpec {
-  std::string name;                  // defaults to "<workload>-<index>"
+  std::string name;  // defaults to "<workload>-<index>"
   std::string workload;
-  int batch_size = 1;                // >= 1
-  std::optional<double> max_wait_ms; // dispatch a partial batch when the oldest waited this long
+  int batch_size = 1;                 // >= 1
+  std::optional<double> max_wait_ms;  // dispatch a partial batch when the oldest waited this long
   ArrivalSpec arrivals;
 };
 
@@ -66,8 +66,8 @@ struct DataloaderSpec {
 struct TrainingSpec {
   std::string workload;
   std::string dataset;
-  int batch_size = 16;               // >= 1
-  std::optional<int> epochs;         // absent: train for the whole duration
+  int batch_size = 16;        // >= 1
+  std::optional<int> epochs;  // absent: train for the whole duration
   DataloaderSpec dataloader;
 };
 
@@ -78,29 +78,29 @@ struct Budgets {
   double latency_percentile = 99;    // one of 50, 95, 99, 100 (100 = max)
   std::optional<double> power_w;
   PowerBudgetKind power_kind = PowerBudgetKind::average;
-  double power_window_s = 1.0;       // window for max_window
+  double power_window_s = 1.0;  // window for max_window
 };
 
-struct SearchSpec {                  // used by `fulcrum optimize` (a later addition)
+struct SearchSpec {  // used by `fulcrum optimize` (a later addition)
   std::string strategy = "gmd";
   std::vector<int> batch_sizes{1, 4, 8, 16, 32, 64, 128, 256};
   std::string modes = "powertrain-4368";
 };
 
 struct OutputsSpec {
-  bool requests = true;              // requests.csv
-  bool minibatches = true;           // minibatches.csv
-  bool power = true;                 // power.csv
-  bool trace = true;                 // trace.json
-  double power_sample_s = 1.0;       // jtop-like sampling period of power.csv
+  bool requests = true;         // requests.csv
+  bool minibatches = true;      // minibatches.csv
+  bool power = true;            // power.csv
+  bool trace = true;            // trace.json
+  double power_sample_s = 1.0;  // jtop-like sampling period of power.csv
 };
 
 struct Scenario {
-  std::string source_path;           // the file it came from ("" when built in code)
+  std::string source_path;  // the file it came from ("" when built in code)
   int version = 1;
   std::string name;
   std::uint64_t seed = 1;
-  double duration_s = 60;            // > 0
+  double duration_s = 60;  // > 0
   DeviceChoice device;
   GpuSharing gpu_sharing;
   std::optional<TrainingSpec> training;

@@ -1,10 +1,10 @@
 // SimulatedBackend: the Backend conformance body, exact energy = power x duration, memoisation.
-#include <catch2/catch.hpp>
+#include "backends/simulated_backend.hpp"
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "backends/simulated_backend.hpp"
 #include "models/error.hpp"
 #include "models/perf/analytic_model.hpp"
 #include "models/perf/reference_anchors.hpp"

@@ -64,7 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::string base_dir = std::string(FULCRUM_SOURCE_DIR) + "/scenarios";
   sim::LoadedScenario loaded;
-  if (!fuzz::accepts([&] { loaded = sim::parse_scenario(kScenario, "fuzz.yaml", sets, base_dir); })) {
+  if (!fuzz::accepts(
+          [&] { loaded = sim::parse_scenario(kScenario, "fuzz.yaml", sets, base_dir); })) {
     return 0;
   }
   fuzz::accepts([&] { (void)sim::resolve(loaded, catalog()); });

@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text = fuzz::to_text(data, size);
   const std::string base_dir = std::string(FULCRUM_SOURCE_DIR) + "/scenarios";
   sim::LoadedScenario loaded;
-  if (!fuzz::accepts([&] { loaded = sim::parse_scenario(text, "fuzz.yaml", {}, base_dir); })) return 0;
+  if (!fuzz::accepts([&] { loaded = sim::parse_scenario(text, "fuzz.yaml", {}, base_dir); }))
+    return 0;
   fuzz::accepts([&] {
     const sim::ResolvedScenario r = sim::resolve(loaded, catalog());
     if (r.device == nullptr) fuzz::broken("resolve() returned no device");

@@ -11,12 +11,14 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace fulcrum;
   std::vector<double> times;
-  if (!fuzz::accepts([&] { times = sim::parse_arrival_trace(fuzz::to_text(data, size), "fuzz.csv"); })) {
+  if (!fuzz::accepts(
+          [&] { times = sim::parse_arrival_trace(fuzz::to_text(data, size), "fuzz.csv"); })) {
     return 0;
   }
   if (times.empty()) fuzz::broken("empty trace accepted");
   for (std::size_t i = 0; i < times.size(); ++i) {
-    if (!std::isfinite(times[i]) || times[i] < 0) fuzz::broken("arrival time not finite or negative");
+    if (!std::isfinite(times[i]) || times[i] < 0)
+      fuzz::broken("arrival time not finite or negative");
     if (i > 0 && times[i] < times[i - 1]) fuzz::broken("arrival times decrease");
   }
   return 0;

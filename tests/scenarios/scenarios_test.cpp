@@ -1,11 +1,10 @@
 // Every file in scenarios/ is run through the library and its summary checked against what the
 // scenario's own comment promises, with bounds derived from the model's minibatch times at the
 // scenario's power mode (not from pasted outputs).
-#include <catch2/catch.hpp>
-
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -32,8 +31,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("fulcrum-scenarios-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    path = fs::temp_directory_path() / ("fulcrum-scenarios-test-" + std::to_string(::getpid()) +
+                                        "-" + std::to_string(counter++));
     fs::create_directories(path);
   }
   ~TempDir() {
@@ -67,15 +66,16 @@ struct Ran {
   // Standalone time of one minibatch at the run's power mode, as the backend executes it.
   double minibatch_ms(const models::Workload* w, models::Phase phase, int batch) const {
     backends::WorkItem item{w, phase, batch, run.prepared.resolved.mode};
-    return std::chrono::duration<double, std::milli>(run.prepared.backend->execute(item).duration).count();
+    return std::chrono::duration<double, std::milli>(run.prepared.backend->execute(item).duration)
+        .count();
   }
   double training_ms() const {
     return minibatch_ms(run.prepared.resolved.training_workload, models::Phase::training,
                         scenario().training->batch_size);
   }
   double inference_ms(std::size_t stream) const {
-    return minibatch_ms(run.prepared.resolved.inference_workloads.at(stream), models::Phase::inference,
-                        scenario().inference.at(stream).batch_size);
+    return minibatch_ms(run.prepared.resolved.inference_workloads.at(stream),
+                        models::Phase::inference, scenario().inference.at(stream).batch_size);
   }
 };
 
@@ -110,8 +110,10 @@ void check_invariants(const Ran& r) {
   CHECK(slurp(r.out() / "summary.json") == r.run.summary_json);
 }
 
-// Per-item durations of one kind ("training" / "inference") from minibatches.csv: (duration, standalone) in ms.
-std::vector<std::pair<double, double>> item_durations(const fs::path& csv, const std::string& kind) {
+// Per-item durations of one kind ("training" / "inference") from minibatches.csv: (duration,
+// standalone) in ms.
+std::vector<std::pair<double, double>> item_durations(const fs::path& csv,
+                                                      const std::string& kind) {
   std::ifstream in(csv);
   std::string line;
   std::getline(in, line);
@@ -153,8 +155,10 @@ TEST_CASE("every shipped scenario has checks here", "[scenarios]") {
   CHECK(shipped == checked);
 }
 
-TEST_CASE("quickstart: inference keeps up and p99 latency stays within fill + one training + one inference minibatch",
-          "[scenarios]") {
+TEST_CASE(
+    "quickstart: inference keeps up and p99 latency stays within fill + one training + one "
+    "inference minibatch",
+    "[scenarios]") {
   const Ran r("quickstart");
   check_invariants(r);
   const RunResult& res = r.result();
@@ -167,19 +171,23 @@ TEST_CASE("quickstart: inference keeps up and p99 latency stays within fill + on
   CHECK(s.queued + s.dropped <= 2 * batch);  // only the last batches are unfinished
   const double fill_ms = (batch - 1) * 1000.0 / rate;
   const double bound_ms = fill_ms + r.training_ms() + r.inference_ms(0);
-  INFO("t_train " << r.training_ms() << " ms, t_inf " << r.inference_ms(0) << " ms, bound " << bound_ms << " ms");
+  INFO("t_train " << r.training_ms() << " ms, t_inf " << r.inference_ms(0) << " ms, bound "
+                  << bound_ms << " ms");
   CHECK(s.latency.p99_ms <= bound_ms + 1e-6);
   CHECK(s.latency.max_ms <= bound_ms + 1e-6);
   // Training gets the GPU time inference leaves: (1 - u) / t_train minibatches per second.
   REQUIRE(res.training);
   const double u = rate / batch * r.inference_ms(0) / 1000.0;
-  CHECK(res.training->minibatches_per_s == Approx((1 - u) * 1000.0 / r.training_ms()).epsilon(0.02));
+  CHECK(res.training->minibatches_per_s ==
+        Approx((1 - u) * 1000.0 / r.training_ms()).epsilon(0.02));
   REQUIRE(res.budgets.latency_met);
   CHECK(*res.budgets.latency_met == (s.latency.p99_ms <= 250));
 }
 
-TEST_CASE("native: an inference minibatch takes about twice its standalone time and latency is higher than managed",
-          "[scenarios]") {
+TEST_CASE(
+    "native: an inference minibatch takes about twice its standalone time and latency is higher "
+    "than managed",
+    "[scenarios]") {
   const Ran native("native");
   const Ran managed("quickstart");
   check_invariants(native);
@@ -222,7 +230,8 @@ TEST_CASE("mode-30w: training is slower than at MAXN and power is lower", "[scen
   if (keeps_up) CHECK(low.result().inference.at(0).stable);
 }
 
-TEST_CASE("poisson: the same mean rate with Poisson arrivals has a higher p99 than fixed arrivals", "[scenarios]") {
+TEST_CASE("poisson: the same mean rate with Poisson arrivals has a higher p99 than fixed arrivals",
+          "[scenarios]") {
   const Ran p("poisson");
   const Ran fixed("quickstart");
   check_invariants(p);
@@ -233,7 +242,8 @@ TEST_CASE("poisson: the same mean rate with Poisson arrivals has a higher p99 th
   CHECK(s.latency.p99_ms > fixed.result().inference.at(0).latency.p99_ms);
 }
 
-TEST_CASE("two-streams: both streams are stable and every request is accounted for", "[scenarios]") {
+TEST_CASE("two-streams: both streams are stable and every request is accounted for",
+          "[scenarios]") {
   const Ran r("two-streams");
   check_invariants(r);
   const RunResult& res = r.result();
@@ -243,20 +253,22 @@ TEST_CASE("two-streams: both streams are stable and every request is accounted f
   for (std::size_t i = 0; i < 2; ++i) {
     INFO(res.inference[i].name);
     CHECK(res.inference[i].stable);
-    CHECK(res.inference[i].queued <= 2u * static_cast<unsigned>(r.scenario().inference[i].batch_size));
+    CHECK(res.inference[i].queued <=
+          2u * static_cast<unsigned>(r.scenario().inference[i].batch_size));
   }
   const Ran quick("quickstart");
   // Less inference load than the quickstart (16% + 15% of the GPU vs 32%): training is not slower.
   CHECK(res.training->minibatches_per_s >= quick.result().training->minibatches_per_s * 0.98);
 }
 
-TEST_CASE("trace-replay: every arrival of the trace is replayed and the stream keeps up", "[scenarios]") {
+TEST_CASE("trace-replay: every arrival of the trace is replayed and the stream keeps up",
+          "[scenarios]") {
   const Ran r("trace-replay");
   check_invariants(r);
   const std::vector<double> trace =
       load_arrival_trace((fs::path(FULCRUM_SOURCE_DIR) / "scenarios/traces/bursty.csv").string());
-  const auto in_run = static_cast<std::uint64_t>(
-      std::count_if(trace.begin(), trace.end(), [&](double t) { return t < r.scenario().duration_s; }));
+  const auto in_run = static_cast<std::uint64_t>(std::count_if(
+      trace.begin(), trace.end(), [&](double t) { return t < r.scenario().duration_s; }));
   const StreamResult& s = r.result().inference.at(0);
   CHECK(in_run > 3000);
   CHECK(s.arrived == in_run);
@@ -267,7 +279,8 @@ TEST_CASE("trace-replay: every arrival of the trace is replayed and the stream k
   CHECK(s.latency.max_ms < 200 + r.training_ms() + 10 * r.inference_ms(0));
 }
 
-TEST_CASE("unstable-bs1: batch size 1 at 100 requests/s cannot keep up and says why", "[scenarios]") {
+TEST_CASE("unstable-bs1: batch size 1 at 100 requests/s cannot keep up and says why",
+          "[scenarios]") {
   const Ran r("unstable-bs1");
   check_invariants(r);
   // Each single-image batch takes longer than the 10 ms between arrivals.
@@ -281,7 +294,8 @@ TEST_CASE("unstable-bs1: batch size 1 at 100 requests/s cannot keep up and says 
 TEST_CASE("the quickstart run twice gives byte-identical outputs", "[scenarios][determinism]") {
   const Ran a("quickstart");
   const Ran b("quickstart");
-  for (const char* f : {"summary.json", "requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
+  for (const char* f :
+       {"summary.json", "requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
     INFO(f);
     const std::string x = slurp(a.out() / f);
     CHECK_FALSE(x.empty());

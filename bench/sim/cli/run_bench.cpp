@@ -1,7 +1,6 @@
 // Speed of one quickstart run (600 s simulated, 100 requests/s, concurrent training): the
 // simulation alone on the real SimulatedBackend, and with every output file written.
 #include <benchmark/benchmark.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -35,10 +34,12 @@ void BM_Run_quickstart_with_outputs(benchmark::State& state) {
   fulcrum::sim::RunOptions options;
   options.data_dir = std::string(FULCRUM_DATA_DIR);
   fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(quickstart(), options);
-  const fs::path out = fs::temp_directory_path() / ("fulcrum-run-bench-" + std::to_string(::getpid()));
+  const fs::path out =
+      fs::temp_directory_path() / ("fulcrum-run-bench-" + std::to_string(::getpid()));
   std::uint64_t events = 0;
   for (auto _ : state) {
-    fulcrum::sim::OutputWriter writer(out, prepared.resolved.scenario, prepared.resolved.device->rails);
+    fulcrum::sim::OutputWriter writer(out, prepared.resolved.scenario,
+                                      prepared.resolved.device->rails);
     const fulcrum::sim::RunResult result = fulcrum::sim::simulate(prepared, &writer);
     writer.finish(result);
     events += result.events_processed;

@@ -1,12 +1,12 @@
 // Properties of the analytic model that must hold for any sensible coefficients: monotonicity in
 // every clock, growth with batch size, power rising with GPU clock, idle below busy.
-#include <catch2/catch.hpp>
+#include "models/perf/analytic_model.hpp"
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
 #include "models/error.hpp"
-#include "models/perf/analytic_model.hpp"
 #include "models/perf/reference_anchors.hpp"
 #include "models/workload/workload_catalog.hpp"
 
@@ -27,7 +27,7 @@ DeviceSpec orin() {
   d.gpu_tpcs = 8;
   d.gpu_sms = 16;
   d.cuda_cores = 2048;
-  d.gpu_hz = {114750000, 216750000, 318750000, 420750000,  522750000,  624750000, 726750000,
+  d.gpu_hz = {114750000, 216750000, 318750000,  420750000,  522750000,  624750000, 726750000,
               828750000, 930750000, 1032750000, 1134750000, 1236750000, 1300500000};
   d.emc_hz = {204000000, 665600000, 2133000000, 3199000000};
   d.memory_bus_bits = 256;
@@ -80,9 +80,18 @@ class SyntheticWorkload : public Workload {
   std::vector<LayerWork> layers_;
 };
 
-PowerMode with_gpu(PowerMode m, double hz) { m.gpu_hz = hz; return m; }
-PowerMode with_emc(PowerMode m, double hz) { m.emc_hz = hz; return m; }
-PowerMode with_cpu(PowerMode m, double khz) { m.cpu_khz = khz; return m; }
+PowerMode with_gpu(PowerMode m, double hz) {
+  m.gpu_hz = hz;
+  return m;
+}
+PowerMode with_emc(PowerMode m, double hz) {
+  m.emc_hz = hz;
+  return m;
+}
+PowerMode with_cpu(PowerMode m, double khz) {
+  m.cpu_khz = khz;
+  return m;
+}
 
 double time_ms(const AnalyticModel& model, const DeviceSpec& d, const PowerMode& m,
                const Workload& w, Phase phase, int batch) {
@@ -152,8 +161,7 @@ TEST_CASE("a launch-bound model speeds up with CPU frequency in proportion to th
   const SyntheticWorkload w("tiny", std::vector<LayerWork>(20, {"op", "act", 1e3, 1e3, 1}));
   const PowerMode maxn = maxn_mode(d);
   const double fast = time_ms(model, d, maxn, w, Phase::inference, 1);
-  const double slow = time_ms(model, d, with_cpu(maxn, 1113600), w,
-                              Phase::inference, 1);
+  const double slow = time_ms(model, d, with_cpu(maxn, 1113600), w, Phase::inference, 1);
   CHECK(slow > fast * 1.9);
 }
 

@@ -1,14 +1,14 @@
 // The fit of the analytic model to the published Orin AGX measurements: its quality, its
 // exclusions, the published Xavier sensitivities it must reproduce, and the fitter itself on
 // synthetic data with known coefficients.
-#include <catch2/catch.hpp>
+#include "models/perf/calibration.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 
 #include "models/error.hpp"
-#include "models/perf/calibration.hpp"
 #include "models/perf/reference_anchors.hpp"
 #include "models/workload/workload_catalog.hpp"
 
@@ -26,7 +26,7 @@ DeviceSpec orin() {
                1958400, 2035200, 2112000, 2188800, 2201600};
   d.gpu_tpcs = 8;
   d.cuda_cores = 2048;
-  d.gpu_hz = {114750000, 216750000, 318750000, 420750000,  522750000,  624750000, 726750000,
+  d.gpu_hz = {114750000, 216750000, 318750000,  420750000,  522750000,  624750000, 726750000,
               828750000, 930750000, 1032750000, 1134750000, 1236750000, 1300500000};
   d.emc_hz = {204000000, 665600000, 2133000000, 3199000000};
   d.memory_bus_bits = 256;
@@ -44,7 +44,7 @@ DeviceSpec xavier() {
   for (int k = 0; k < 29; ++k) d.cpu_khz.push_back(115200 + 76800.0 * k);
   d.gpu_tpcs = 4;
   d.cuda_cores = 512;
-  d.gpu_hz = {114750000, 216750000, 318750000, 420750000,  522750000,  624750000,  675750000,
+  d.gpu_hz = {114750000, 216750000, 318750000,  420750000,  522750000,  624750000,  675750000,
               828750000, 905250000, 1032750000, 1198500000, 1236750000, 1338750000, 1377000000};
   d.emc_hz = {204000000, 800000000, 1065600000, 1331200000, 1600000000, 1866000000, 2133000000};
   d.memory_bus_bits = 256;
@@ -55,9 +55,8 @@ DeviceSpec xavier() {
 }
 
 double nearest(const std::vector<double>& table, double v) {
-  return *std::min_element(table.begin(), table.end(), [&](double a, double b) {
-    return std::abs(a - v) < std::abs(b - v);
-  });
+  return *std::min_element(table.begin(), table.end(),
+                           [&](double a, double b) { return std::abs(a - v) < std::abs(b - v); });
 }
 
 const ReferenceData& reference() {
@@ -165,7 +164,7 @@ TEST_CASE("the fitted model reproduces the published Xavier AGX sensitivities in
   const double cpu_mobilenet = change("mobilenetv3-large", c, e);
   const double cpu_resnet = change("resnet18", c, e);
   WARN("GPU 670->900 MHz: resnet18 " << gpu_resnet << "%, mobilenetv3 " << gpu_mobilenet
-                                      << "%, lenet5 " << gpu_lenet << "%");
+                                     << "%, lenet5 " << gpu_lenet << "%");
   WARN("CPU 1.2->2.1 GHz: lenet5 " << cpu_lenet << "%, mobilenetv3 " << cpu_mobilenet
                                    << "%, resnet18 " << cpu_resnet << "%");
   // Published: -22.3, -12.6, +5.5 (noise); tolerances in docs/MODEL.md.

@@ -1,10 +1,10 @@
-#include <catch2/catch.hpp>
+#include "models/workload/dataset_catalog.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 
 #include "models/error.hpp"
-#include "models/workload/dataset_catalog.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::models;

@@ -1,14 +1,13 @@
-#include <catch2/catch.hpp>
-
-#include <string>
-#include <vector>
+#include "models/workload/graph_workload.hpp"
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/topological_sort.hpp>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 #include "models/error.hpp"
 #include "models/workload/architectures.hpp"
-#include "models/workload/graph_workload.hpp"
 #include "models/workload/workload_catalog.hpp"
 
 using namespace fulcrum;
@@ -19,8 +18,8 @@ namespace {
 std::vector<GraphWorkload> all_models() {
   namespace a = architectures;
   std::vector<GraphWorkload> out;
-  for (auto build : {a::lenet5, a::resnet18, a::resnet50, a::mobilenetv3_large, a::vgg11,
-                     a::vgg16, a::yolov8n, a::bert_base, a::bert_large, a::lstm})
+  for (auto build : {a::lenet5, a::resnet18, a::resnet50, a::mobilenetv3_large, a::vgg11, a::vgg16,
+                     a::yolov8n, a::bert_base, a::bert_large, a::lstm})
     out.push_back(build());
   return out;
 }
@@ -52,9 +51,9 @@ TEST_CASE("every layer graph is acyclic and reachable from its single input", "[
     CHECK(inputs == 1);
 
     std::vector<boost::default_color_type> colour(boost::num_vertices(g));
-    boost::breadth_first_search(
-        g, 0, boost::color_map(boost::make_iterator_property_map(
-                  colour.begin(), boost::get(boost::vertex_index, g))));
+    boost::breadth_first_search(g, 0,
+                                boost::color_map(boost::make_iterator_property_map(
+                                    colour.begin(), boost::get(boost::vertex_index, g))));
     int unreached = 0;
     for (auto c : colour) unreached += c == boost::white_color ? 1 : 0;
     CHECK(unreached == 0);
@@ -70,8 +69,7 @@ TEST_CASE("every edge carries its producer's output", "[workload]") {
   }
 }
 
-TEST_CASE("layer work scales linearly in batch size except for weights and kernels",
-          "[workload]") {
+TEST_CASE("layer work scales linearly in batch size except for weights and kernels", "[workload]") {
   for (const auto& w : catalog_models()) {
     for (Phase phase : {Phase::inference, Phase::training}) {
       INFO(w.name() << " " << to_string(phase));
@@ -94,11 +92,9 @@ TEST_CASE("layer work scales linearly in batch size except for weights and kerne
         CHECK(fixed >= -1e-6 * one[i].bytes);
       }
       // FLOPs are linear in the batch, except the optimizer update (per parameter) in training.
-      const double update = phase == Phase::training
-                                ? CostRules::update_flops_per_param * w.parameters()
-                                : 0;
-      CHECK(w.cost(phase, 8).flops - update ==
-            Approx(8 * (w.cost(phase, 1).flops - update)));
+      const double update =
+          phase == Phase::training ? CostRules::update_flops_per_param * w.parameters() : 0;
+      CHECK(w.cost(phase, 8).flops - update == Approx(8 * (w.cost(phase, 1).flops - update)));
     }
   }
 }
@@ -131,9 +127,8 @@ TEST_CASE("a convolution layer's work follows the documented rules", "[workload]
   const auto tr = w.layer_work(Phase::training, 4);
   REQUIRE(tr.size() == 1);
   CHECK(tr[0].flops == Approx(3 * 4 * 2 * macs + 4 * params));
-  CHECK(tr[0].bytes ==
-        Approx(3 * 4 * act_bytes + 4 * params /*fwd*/ + 4 * params /*bwd read*/ +
-               4 * params /*grad write*/ + 20 * params /*update*/));
+  CHECK(tr[0].bytes == Approx(3 * 4 * act_bytes + 4 * params /*fwd*/ + 4 * params /*bwd read*/ +
+                              4 * params /*grad write*/ + 20 * params /*update*/));
   CHECK(tr[0].kernels == 1 + 2 + 1);
 }
 

@@ -1,7 +1,8 @@
+#include "models/workload/layer_graph.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "models/error.hpp"
-#include "models/workload/layer_graph.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::models;
@@ -15,8 +16,8 @@ TEST_CASE("conv2d derives shape, parameters and MACs from stride, padding and gr
   CHECK(g.layer(c).params == 128 * 64 * 9);
   CHECK(g.layer(c).macs == Approx(128.0 * 28 * 28 * 64 * 9));
 
-  const auto dw = g.conv2d(x, "dw", {.out_channels = 64, .kernel = 5, .padding = 2, .groups = 64,
-                                     .bias = true});
+  const auto dw = g.conv2d(
+      x, "dw", {.out_channels = 64, .kernel = 5, .padding = 2, .groups = 64, .bias = true});
   CHECK(g.shape(dw) == Shape{64, 56, 56});
   CHECK(g.layer(dw).params == 64 * 25 + 64);
   CHECK(g.layer(dw).param_tensors == 2);

@@ -1,12 +1,12 @@
-#include <catch2/catch.hpp>
+#include "models/workload/workload_catalog.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 
 #include "models/error.hpp"
 #include "models/workload/graph_workload.hpp"
-#include "models/workload/workload_catalog.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::models;
@@ -16,9 +16,9 @@ namespace {
 struct Published {
   const char* name;
   double params;
-  double forward_flops;      // 2 x MACs of one forward pass of one sample
-  double params_tolerance;   // relative
-  double flops_tolerance;    // relative
+  double forward_flops;     // 2 x MACs of one forward pass of one sample
+  double params_tolerance;  // relative
+  double flops_tolerance;   // relative
 };
 
 // Figures from reference/workloads.yaml (torchvision's model tables for the classifiers,
@@ -66,13 +66,11 @@ TEST_CASE("forward FLOPs match the published figures", "[workload]") {
     INFO(p.name);
     const auto& w = workload_catalog().get(p.name);
     CHECK(relative_error(w.forward_flops_per_sample(), p.forward_flops) <= p.flops_tolerance);
-    CHECK(w.forward_flops_per_sample() ==
-          Approx(2 * workload_catalog().macs_per_sample(p.name)));
+    CHECK(w.forward_flops_per_sample() == Approx(2 * workload_catalog().macs_per_sample(p.name)));
   }
 }
 
-TEST_CASE("the torchvision and Ultralytics parameter counts are reproduced exactly",
-          "[workload]") {
+TEST_CASE("the torchvision and Ultralytics parameter counts are reproduced exactly", "[workload]") {
   CHECK(workload_catalog().get("resnet50").parameters() == 25557032);
   CHECK(workload_catalog().get("mobilenetv3-large").parameters() == 5483032);
   CHECK(workload_catalog().get("vgg16").parameters() == 138357544);

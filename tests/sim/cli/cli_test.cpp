@@ -1,10 +1,11 @@
 // Runs the built `fulcrum` executable and checks exit statuses and the one-line error messages of
 // every class of bad input (DESIGN.md section 7).
-#include <catch2/catch.hpp>
+#include "sim/cli/cli.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,6 @@
 #include <sstream>
 #include <string>
 
-#include "sim/cli/cli.hpp"
 #include "sim/cli/version.hpp"
 
 namespace fs = std::filesystem;
@@ -58,8 +58,8 @@ struct Sandbox {
   Outcome fulcrum(const std::string& args) const {
     const fs::path out = dir / "stdout.txt";
     const fs::path err = dir / "stderr.txt";
-    const std::string cmd = quote(FULCRUM_BINARY) + " " + args + " >" + quote(out.string()) + " 2>" +
-                            quote(err.string());
+    const std::string cmd = quote(FULCRUM_BINARY) + " " + args + " >" + quote(out.string()) +
+                            " 2>" + quote(err.string());
     const int raw = std::system(cmd.c_str());
     Outcome o;
     o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -100,15 +100,18 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
   box.write("traces-unsorted.csv", "arrival_s\n0.5\n0.25\n");
   struct Case {
     std::string what;
-    std::string scenario_text;   // written as case.yaml; empty: use `args` as given
+    std::string scenario_text;  // written as case.yaml; empty: use `args` as given
     std::string extra_args;
-    std::string expect;          // regex the single stderr line must match
+    std::string expect;  // regex the single stderr line must match
   };
   const std::string f = "[^:]*case\\.yaml";
   const std::vector<Case> cases = {
-      {"malformed YAML", "version: 1\ntraining: {workload: [resnet50\n", "", "^" + f + ":\\d+:\\d+: malformed YAML"},
-      {"unknown key", std::string(kGood) + "colour: blue\n", "", "^" + f + ":10:1: colour: unknown key"},
-      {"wrong type", replace(kGood, "duration_s: 20", "duration_s: [20]"), "", "^" + f + ":3:13: duration_s: "},
+      {"malformed YAML", "version: 1\ntraining: {workload: [resnet50\n", "",
+       "^" + f + ":\\d+:\\d+: malformed YAML"},
+      {"unknown key", std::string(kGood) + "colour: blue\n", "",
+       "^" + f + ":10:1: colour: unknown key"},
+      {"wrong type", replace(kGood, "duration_s: 20", "duration_s: [20]"), "",
+       "^" + f + ":3:13: duration_s: "},
       {"negative rate", replace(kGood, "rate_per_s: 100", "rate_per_s: -100"), "",
        "^" + f + ":9:\\d+: inference\\[0\\]\\.arrivals\\.rate_per_s: must be > 0"},
       {"zero rate", replace(kGood, "rate_per_s: 100", "rate_per_s: 0"), "",
@@ -119,29 +122,38 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
        "^" + f + ":4:\\d+: device\\.model: unknown device 'jetson-tx9'"},
       {"unknown workload", replace(kGood, "workload: resnet50", "workload: resnet51"), "",
        "^" + f + ":7:\\d+: inference\\[0\\]\\.workload: unknown workload 'resnet51'"},
-      {"99 cores", replace(kGood, "power_mode: MAXN", "cores: 99"), "", "^" + f + ":4:\\d+: device\\.cores: "},
-      {"5 GHz CPU", replace(kGood, "power_mode: MAXN", "cpu_mhz: 5000"), "", "^" + f + ":4:\\d+: device\\.cpu_mhz: "},
-      {"empty trace", replace(kGood, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces-empty.csv}"),
+      {"99 cores", replace(kGood, "power_mode: MAXN", "cores: 99"), "",
+       "^" + f + ":4:\\d+: device\\.cores: "},
+      {"5 GHz CPU", replace(kGood, "power_mode: MAXN", "cpu_mhz: 5000"), "",
+       "^" + f + ":4:\\d+: device\\.cpu_mhz: "},
+      {"empty trace",
+       replace(kGood, "{process: fixed, rate_per_s: 100}",
+               "{process: trace, path: traces-empty.csv}"),
        "", "traces-empty\\.csv: empty trace"},
       {"unsorted trace",
-       replace(kGood, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces-unsorted.csv}"), "",
-       "traces-unsorted\\.csv:3:1: arrival_s: arrival times must be non-decreasing"},
-      {"version 2", replace(kGood, "version: 1", "version: 2"), "", "^" + f + ":1:10: version: unsupported version 2"},
-      {"bad --set value", kGood, "--set inference[0].batch_size=0", "^--set: inference\\[0\\]\\.batch_size: "},
+       replace(kGood, "{process: fixed, rate_per_s: 100}",
+               "{process: trace, path: traces-unsorted.csv}"),
+       "", "traces-unsorted\\.csv:3:1: arrival_s: arrival times must be non-decreasing"},
+      {"version 2", replace(kGood, "version: 1", "version: 2"), "",
+       "^" + f + ":1:10: version: unsupported version 2"},
+      {"bad --set value", kGood, "--set inference[0].batch_size=0",
+       "^--set: inference\\[0\\]\\.batch_size: "},
       {"bad --set path", kGood, "--set 'inference[x]=1'", "^--set: "},
       {"--set of an unknown key", kGood, "--set colour=blue", "^--set: colour: unknown key"},
       {"bad --seed", kGood, "--seed -3", "^--seed: "},
       {"unknown option", kGood, "--frobnicate", "^fulcrum run: "},
-      {"a duration shorter than a nanosecond", replace(kGood, "duration_s: 20", "duration_s: 1e-12"), "",
+      {"a duration shorter than a nanosecond",
+       replace(kGood, "duration_s: 20", "duration_s: 1e-12"), "",
        "^" + f + ":3:13: duration_s: must be >= 1e-9"},
-      {"a power sampling period shorter than a nanosecond", kGood, "--set outputs.power_sample_s=1e-10",
-       "^--set: outputs\\.power_sample_s: must be >= 1e-9"},
+      {"a power sampling period shorter than a nanosecond", kGood,
+       "--set outputs.power_sample_s=1e-10", "^--set: outputs\\.power_sample_s: must be >= 1e-9"},
   };
   for (const Case& c : cases) {
     INFO(c.what);
     const std::string scenario = box.write("case.yaml", c.scenario_text);
     const fs::path out = box.dir / ("out-" + std::to_string(&c - cases.data()));
-    const Outcome o = box.fulcrum("run " + quote(scenario) + " --out " + quote(out.string()) + " " + c.extra_args);
+    const Outcome o = box.fulcrum("run " + quote(scenario) + " --out " + quote(out.string()) + " " +
+                                  c.extra_args);
     INFO("stderr: " << o.err);
     CHECK(o.status == 2);
     CHECK(count_lines(o.err) == 1);
@@ -179,11 +191,13 @@ TEST_CASE("an unknown verb exits 2 and lists the verbs", "[cli]") {
   const Outcome o = box.fulcrum("optimise x.yaml");
   CHECK(o.status == 2);
   CHECK(count_lines(o.err) == 1);
-  for (const std::string& verb : fulcrum::sim::cli_verbs()) CHECK(o.err.find(verb) != std::string::npos);
+  for (const std::string& verb : fulcrum::sim::cli_verbs())
+    CHECK(o.err.find(verb) != std::string::npos);
   CHECK(box.fulcrum("").status == 2);
 }
 
-TEST_CASE("help works on the top level and on every verb, and lists only verbs that exist", "[cli]") {
+TEST_CASE("help works on the top level and on every verb, and lists only verbs that exist",
+          "[cli]") {
   Sandbox box;
   const Outcome top = box.fulcrum("--help");
   CHECK(top.status == 0);
@@ -228,7 +242,8 @@ TEST_CASE("workloads lists models with parameters, GFLOPs and kernels, and datas
   Sandbox box;
   const Outcome o = box.fulcrum("workloads");
   CHECK(o.status == 0);
-  for (const char* s : {"resnet50", "mobilenetv3-large", "GFLOP/sample", "kernels", "gld23k", "samples"}) {
+  for (const char* s :
+       {"resnet50", "mobilenetv3-large", "GFLOP/sample", "kernels", "gld23k", "samples"}) {
     CHECK(o.out.find(s) != std::string::npos);
   }
 }
@@ -237,15 +252,18 @@ TEST_CASE("run writes summary.json to stdout and the result files to --out", "[c
   Sandbox box;
   const std::string scenario = box.write("good.yaml", kGood);
   const fs::path out = box.dir / "out";
-  const Outcome o = box.fulcrum("run " + quote(scenario) + " --out " + quote(out.string()) + " --seed 3");
+  const Outcome o =
+      box.fulcrum("run " + quote(scenario) + " --out " + quote(out.string()) + " --seed 3");
   INFO(o.err);
   REQUIRE(o.status == 0);
   CHECK(o.out == slurp(out / "summary.json"));
   CHECK(o.out.find("\"seed\": 3") != std::string::npos);
-  for (const char* f : {"summary.json", "run.json", "requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
+  for (const char* f :
+       {"summary.json", "run.json", "requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
     CHECK(fs::exists(out / f));
   }
-  const Outcome quiet = box.fulcrum("run " + quote(scenario) + " --out " + quote((box.dir / "q").string()) + " -q");
+  const Outcome quiet =
+      box.fulcrum("run " + quote(scenario) + " --out " + quote((box.dir / "q").string()) + " -q");
   CHECK(quiet.status == 0);
   CHECK(quiet.out.empty());
   CHECK(quiet.err.empty());

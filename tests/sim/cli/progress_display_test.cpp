@@ -1,9 +1,9 @@
+#include "sim/cli/progress_display.hpp"
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <sstream>
 #include <string>
-
-#include "sim/cli/progress_display.hpp"
 
 using namespace fulcrum::sim;
 using std::chrono::milliseconds;

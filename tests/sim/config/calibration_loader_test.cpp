@@ -1,15 +1,15 @@
 // The shipped calibration file: it loads, and it is exactly what the fit to the reference files
 // gives today, so the shipped data can never drift from its source. Bad files fail with
 // file:line:col and the key path.
-#include <catch2/catch.hpp>
+#include "sim/config/calibration_loader.hpp"
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "models/error.hpp"
-#include "sim/config/calibration_loader.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 
 using namespace fulcrum;
@@ -48,7 +48,8 @@ std::string edited(const std::string& from, const std::string& to) {
 
 TEST_CASE("the shipped Orin calibration matches a fresh fit to the reference files",
           "[calibration]") {
-  const sim::CalibrationReport report = sim::calibrate_from_reference(FULCRUM_REFERENCE_DIR, orin());
+  const sim::CalibrationReport report =
+      sim::calibrate_from_reference(FULCRUM_REFERENCE_DIR, orin());
   // Regenerating the shipped file: FULCRUM_WRITE_CALIBRATION=1 test_sim_config "[calibration]".
   if (std::getenv("FULCRUM_WRITE_CALIBRATION")) {
     std::ofstream(shipped_path()) << report.yaml;
@@ -71,7 +72,8 @@ TEST_CASE("calibrating twice gives byte-identical text") {
 
 TEST_CASE("an unknown coefficient is an error at its line") {
   try {
-    parse(edited("coefficients:\n", "coefficients:\n  eff_magic: {value: 1, unit: x, source: y}\n"));
+    parse(
+        edited("coefficients:\n", "coefficients:\n  eff_magic: {value: 1, unit: x, source: y}\n"));
     FAIL("no error");
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).find("cal.yaml:") == 0);
@@ -97,7 +99,7 @@ TEST_CASE("out-of-range coefficients are errors with the key path") {
   const auto comma = text.find(',', value_at);
   std::string bad = text;
   bad.replace(value_at, comma - value_at, "-0.5");
-  CHECK_THROWS_WITH(parse(bad), Catch::Contains("coefficients.eff_memory.value") &&
-                                    Catch::Contains("> 0"));
+  CHECK_THROWS_WITH(parse(bad),
+                    Catch::Contains("coefficients.eff_memory.value") && Catch::Contains("> 0"));
   CHECK_THROWS_AS(parse(edited("model: analytic", "model: table")), InputError);
 }

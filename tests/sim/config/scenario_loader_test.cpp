@@ -1,5 +1,6 @@
-#include <catch2/catch.hpp>
+#include "sim/config/scenario_loader.hpp"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -10,7 +11,6 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/overrides.hpp"
-#include "sim/config/scenario_loader.hpp"
 
 namespace fs = std::filesystem;
 using namespace fulcrum;
@@ -162,7 +162,8 @@ TEST_CASE("errors are one line naming file, line, column and key path", "[loader
       {replace(kFull, "    batch_size: 16", "    batch_size: 1.5"), "inference[0].batch_size"},
       {replace(kFull, "  batch_size: 16\n  dataloader", "  batch_size: [16]\n  dataloader"),
        "training.batch_size"},
-      {replace(kFull, "latency_percentile: 99", "latency_percentile: 90"), "budgets.latency_percentile"},
+      {replace(kFull, "latency_percentile: 99", "latency_percentile: 90"),
+       "budgets.latency_percentile"},
       {replace(kFull, "power_w: 30", "power_w: 0"), "budgets.power_w"},
       {replace(kFull, "version: 1", "version: 2"), "version"},
       {replace(kFull, "gpu_sharing: managed", "gpu_sharing: mps"), "gpu_sharing"},
@@ -185,13 +186,17 @@ TEST_CASE("errors are one line naming file, line, column and key path", "[loader
 TEST_CASE("unknown keys are rejected at every level", "[loader]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {std::string(kFull) + "colour: blue\n", "colour"},
-      {replace(kFull, "storage: nvme-ssd", "storage: nvme-ssd, pin: true"), "training.dataloader.pin"},
-      {replace(kFull, "rate_per_s: 100}", "rate_per_s: 100, jitter: 1}"), "inference[0].arrivals.jitter"},
+      {replace(kFull, "storage: nvme-ssd", "storage: nvme-ssd, pin: true"),
+       "training.dataloader.pin"},
+      {replace(kFull, "rate_per_s: 100}", "rate_per_s: 100, jitter: 1}"),
+       "inference[0].arrivals.jitter"},
       {replace(kFull, "power_mode: MAXN", "power_mode: MAXN, fan: max"), "device.fan"},
       {replace(kFull, "power_w: 30", "power_w: 30, energy_j: 1"), "budgets.energy_j"},
       {replace(kFull, "trace: true", "trace: true, pdf: true"), "outputs.pdf"},
-      {replace(kFull, "modes: powertrain-4368", "modes: powertrain-4368, budget: 3"), "search.budget"},
-      {replace(kFull, "    batch_size: 16\n", "    batch_size: 16\n    priority: 1\n"), "inference[0].priority"},
+      {replace(kFull, "modes: powertrain-4368", "modes: powertrain-4368, budget: 3"),
+       "search.budget"},
+      {replace(kFull, "    batch_size: 16\n", "    batch_size: 16\n    priority: 1\n"),
+       "inference[0].priority"},
   };
   for (const auto& [text, key] : cases) {
     const InputError e = error_of([&] { parse(text); });
@@ -203,9 +208,11 @@ TEST_CASE("unknown keys are rejected at every level", "[loader]") {
   }
 }
 
-TEST_CASE("a missing version, empty file or malformed YAML is an error with a location", "[loader]") {
-  CHECK(error_of([] { parse("training: {workload: resnet18, dataset: cifar10}\n"); }).problem().find("version") !=
-        std::string::npos);
+TEST_CASE("a missing version, empty file or malformed YAML is an error with a location",
+          "[loader]") {
+  CHECK(error_of([] { parse("training: {workload: resnet18, dataset: cifar10}\n"); })
+            .problem()
+            .find("version") != std::string::npos);
   CHECK_THROWS_AS(parse(""), InputError);
   const InputError e = error_of([] { parse("version: 1\ntraining: {workload: [resnet18\n"); });
   REQUIRE(e.where());
@@ -219,39 +226,45 @@ TEST_CASE("a scenario with neither training nor inference is rejected", "[loader
 }
 
 TEST_CASE("gpu_sharing accepts a policy name or a native map with its slice lengths", "[loader]") {
-  const Scenario s = parse(replace(kFull, "gpu_sharing: managed",
-                                   "gpu_sharing: {policy: native, timeslice_us: 512, context_switch_us: 10}"))
-                         .scenario;
+  const Scenario s =
+      parse(replace(kFull, "gpu_sharing: managed",
+                    "gpu_sharing: {policy: native, timeslice_us: 512, context_switch_us: 10}"))
+          .scenario;
   CHECK(s.gpu_sharing.policy == SharingPolicy::native);
   CHECK(s.gpu_sharing.timeslice_us == 512);
   CHECK(s.gpu_sharing.context_switch_us == 10);
-  CHECK(parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: sequential")).scenario.gpu_sharing.policy ==
-        SharingPolicy::sequential);
+  CHECK(parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: sequential"))
+            .scenario.gpu_sharing.policy == SharingPolicy::sequential);
   const InputError e = error_of([&] {
-    parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: {policy: managed, timeslice_us: 512}"));
+    parse(replace(kFull, "gpu_sharing: managed",
+                  "gpu_sharing: {policy: managed, timeslice_us: 512}"));
   });
   CHECK(e.key_path() == "gpu_sharing.timeslice_us");
-  CHECK_THROWS_AS(parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: {policy: native, timeslice_us: 0}")),
+  CHECK_THROWS_AS(parse(replace(kFull, "gpu_sharing: managed",
+                                "gpu_sharing: {policy: native, timeslice_us: 0}")),
                   InputError);
 }
 
 TEST_CASE("a custom power mode is read in MHz and excludes a preset", "[loader]") {
-  const Scenario s =
-      parse(replace(kFull, "power_mode: MAXN", "cores: 8, cpu_mhz: 1728, gpu_mhz: 612, emc_mhz: 3199")).scenario;
+  const Scenario s = parse(replace(kFull, "power_mode: MAXN",
+                                   "cores: 8, cpu_mhz: 1728, gpu_mhz: 612, emc_mhz: 3199"))
+                         .scenario;
   REQUIRE(s.device.custom);
   CHECK_FALSE(s.device.preset);
   CHECK(s.device.custom->cores == 8);
   CHECK(s.device.custom->cpu_mhz == 1728);
   CHECK(s.device.custom->gpu_mhz == 612);
   CHECK(s.device.custom->emc_mhz == 3199);
-  const InputError e = error_of([&] { parse(replace(kFull, "power_mode: MAXN", "power_mode: MAXN, cores: 4")); });
+  const InputError e =
+      error_of([&] { parse(replace(kFull, "power_mode: MAXN", "power_mode: MAXN, cores: 4")); });
   CHECK(e.key_path() == "device.power_mode");
 }
 
 TEST_CASE("piecewise arrivals need ascending segment starts beginning at 0", "[loader]") {
-  const std::string ok = replace(kFull, "{process: fixed, rate_per_s: 100}",
-                                 "{process: piecewise, poisson: true, segments: [{start_s: 0, rate_per_s: 50}, "
-                                 "{start_s: 300, rate_per_s: 150}]}");
+  const std::string ok =
+      replace(kFull, "{process: fixed, rate_per_s: 100}",
+              "{process: piecewise, poisson: true, segments: [{start_s: 0, rate_per_s: 50}, "
+              "{start_s: 300, rate_per_s: 150}]}");
   const Scenario s = parse(ok).scenario;
   const auto& p = std::get<PiecewiseArrivals>(s.inference[0].arrivals);
   CHECK(p.poisson);
@@ -276,8 +289,8 @@ TEST_CASE("poisson arrivals are read with their rate", "[loader]") {
 TEST_CASE("trace arrivals are read relative to the scenario file", "[loader]") {
   TempDir dir;
   dir.write("traces/t.csv", "arrival_s,note\n0.0,a\n0.5,b\n0.5,c\n2.25,d\n");
-  const std::string path = dir.write(
-      "sc.yaml", replace(kFull, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces/t.csv}"));
+  const std::string path = dir.write("sc.yaml", replace(kFull, "{process: fixed, rate_per_s: 100}",
+                                                        "{process: trace, path: traces/t.csv}"));
   const Scenario s = load_scenario(path);
   const auto& t = std::get<TraceArrivals>(s.inference[0].arrivals);
   CHECK(t.arrival_s == std::vector<double>{0.0, 0.5, 0.5, 2.25});
@@ -286,7 +299,8 @@ TEST_CASE("trace arrivals are read relative to the scenario file", "[loader]") {
   CHECK(s.name == "full-example");
 
   const std::string missing = dir.write(
-      "missing.yaml", replace(kFull, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces/no.csv}"));
+      "missing.yaml",
+      replace(kFull, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces/no.csv}"));
   const InputError e = error_of([&] { load_scenario(missing); });
   CHECK(e.key_path() == "inference[0].arrivals.path");
   REQUIRE(e.where());
@@ -294,8 +308,8 @@ TEST_CASE("trace arrivals are read relative to the scenario file", "[loader]") {
   CHECK(e.where()->line == 15);
 
   dir.write("traces/bad.csv", "arrival_s\n1\n0.5\n");
-  const std::string bad = dir.write(
-      "bad.yaml", replace(kFull, "{process: fixed, rate_per_s: 100}", "{process: trace, path: traces/bad.csv}"));
+  const std::string bad = dir.write("bad.yaml", replace(kFull, "{process: fixed, rate_per_s: 100}",
+                                                        "{process: trace, path: traces/bad.csv}"));
   const InputError b = error_of([&] { load_scenario(bad); });
   CHECK(b.key_path() == "arrival_s");
   REQUIRE(b.where());
@@ -308,7 +322,8 @@ TEST_CASE("a missing scenario file is an input error naming the file", "[loader]
   CHECK(e.where()->file == "/nonexistent/fulcrum/none.yaml");
 }
 
-TEST_CASE("overrides given with --set are applied before reading and validated like file values", "[loader][overrides]") {
+TEST_CASE("overrides given with --set are applied before reading and validated like file values",
+          "[loader][overrides]") {
   const Scenario s = parse(kFull, {"inference[0].batch_size=32", "device.power_mode=MODE_30W",
                                    "gpu_sharing=native", "seed=11", "budgets.power_w=25.5"})
                          .scenario;
@@ -321,8 +336,10 @@ TEST_CASE("overrides given with --set are applied before reading and validated l
   const Scenario m = parse(kFull, {"gpu_sharing={policy: native, timeslice_us: 2048}"}).scenario;
   CHECK(m.gpu_sharing.timeslice_us == 2048);
 
-  const Scenario two = parse(kFull, {"inference[1]={workload: resnet18, arrivals: {process: poisson, rate_per_s: 5}}"})
-                           .scenario;
+  const Scenario two =
+      parse(kFull,
+            {"inference[1]={workload: resnet18, arrivals: {process: poisson, rate_per_s: 5}}"})
+          .scenario;
   REQUIRE(two.inference.size() == 2);
   CHECK(two.inference[1].workload == "resnet18");
   CHECK(two.inference[1].name == "resnet18-1");
@@ -358,7 +375,8 @@ TEST_CASE("a bad --set path or value is an error naming --set and the key", "[lo
 }
 
 TEST_CASE("override paths are parsed into a canonical key path", "[overrides]") {
-  CHECK(parse_override("inference[0].arrivals.rate_per_s=5").key_path == "inference[0].arrivals.rate_per_s");
+  CHECK(parse_override("inference[0].arrivals.rate_per_s=5").key_path ==
+        "inference[0].arrivals.rate_per_s");
   CHECK(parse_override("a=b=c").value == "b=c");
   CHECK(is_overridden("inference[0].arrivals.rate_per_s", {"inference[0]"}));
   CHECK(is_overridden("inference[0]", {"inference[0]"}));
@@ -387,15 +405,18 @@ TEST_CASE("resolving finds the device, the power mode and the workloads", "[load
   CHECK(w.mode.cores == 8);
   CHECK(w.mode < r.mode);
 
-  const ResolvedScenario c = resolve(
-      parse(replace(kFull, "power_mode: MAXN", "cores: 8, cpu_mhz: 1728, gpu_mhz: 612, emc_mhz: 3199")), catalog);
+  const ResolvedScenario c =
+      resolve(parse(replace(kFull, "power_mode: MAXN",
+                            "cores: 8, cpu_mhz: 1728, gpu_mhz: 612, emc_mhz: 3199")),
+              catalog);
   CHECK(c.mode.cores == 8);
   CHECK(c.mode.cpu_khz == Approx(1728000));
   CHECK(c.mode.gpu_hz == Approx(612e6).epsilon(0.05));  // snapped to the nearest table value
   CHECK(models::is_valid_mode(*c.device, c.mode));
 }
 
-TEST_CASE("unknown names and out-of-range modes are errors located at their key", "[loader][resolve]") {
+TEST_CASE("unknown names and out-of-range modes are errors located at their key",
+          "[loader][resolve]") {
   const models::DeviceCatalog catalog = devices();
   struct Case {
     std::string text;
@@ -443,9 +464,10 @@ TEST_CASE("every shipped scenario loads and resolves", "[loader][resolve]") {
 // InputError; nothing else escapes, nothing crashes or hangs.
 TEST_CASE("the scenario parser survives random and mutated input", "[loader][fuzz]") {
   std::mt19937_64 rng(20240611);
-  const std::string seeds[] = {kFull, kMinimal,
-                               replace(kFull, "{process: fixed, rate_per_s: 100}",
-                                       "{process: piecewise, segments: [{start_s: 0, rate_per_s: 5}]}")};
+  const std::string seeds[] = {
+      kFull, kMinimal,
+      replace(kFull, "{process: fixed, rate_per_s: 100}",
+              "{process: piecewise, segments: [{start_s: 0, rate_per_s: 5}]}")};
   const std::string alphabet = "{}[]:,-&*!|>'\"#%@` \n\t0123456789.eE+abcxyz_\\\x01\xff";
   int parsed = 0;
   int rejected = 0;
@@ -460,10 +482,18 @@ TEST_CASE("the scenario parser survives random and mutated input", "[loader][fuz
       for (int k = 0; k < edits && !text.empty(); ++k) {
         const std::size_t at = rng() % text.size();
         switch (rng() % 4) {
-          case 0: text[at] = alphabet[rng() % alphabet.size()]; break;
-          case 1: text.erase(at, 1 + rng() % 8); break;
-          case 2: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
-          case 3: text.insert(at, text.substr(rng() % text.size(), rng() % 16)); break;
+          case 0:
+            text[at] = alphabet[rng() % alphabet.size()];
+            break;
+          case 1:
+            text.erase(at, 1 + rng() % 8);
+            break;
+          case 2:
+            text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+            break;
+          case 3:
+            text.insert(at, text.substr(rng() % text.size(), rng() % 16));
+            break;
         }
       }
     }

@@ -1,11 +1,11 @@
-#include <catch2/catch.hpp>
+#include "sim/config/trace_loader.hpp"
 
+#include <catch2/catch.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "models/error.hpp"
-#include "sim/config/trace_loader.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::sim;
@@ -25,8 +25,8 @@ InputError trace_error(const std::string& text) {
 }  // namespace
 
 TEST_CASE("a trace is read from its arrival_s column, other columns ignored", "[trace]") {
-  const auto t = parse_arrival_trace("# comment\nid,arrival_s,size\n0,0.0,3\n1, 0.25 ,9\n\n2,0.25,1\r\n3,7,x\n",
-                                     "t.csv");
+  const auto t = parse_arrival_trace(
+      "# comment\nid,arrival_s,size\n0,0.0,3\n1, 0.25 ,9\n\n2,0.25,1\r\n3,7,x\n", "t.csv");
   CHECK(t == std::vector<double>{0.0, 0.25, 0.25, 7.0});
 }
 
@@ -35,8 +35,9 @@ TEST_CASE("a trace with only an arrival_s column and no final newline is read", 
 }
 
 TEST_CASE("a trace saved with a UTF-8 byte-order mark is read like one without", "[trace]") {
-  CHECK(parse_arrival_trace("\xEF\xBB\xBF" "arrival_s\r\n0.5\r\n1.5\r\n", "t.csv") ==
-        std::vector<double>{0.5, 1.5});
+  CHECK(parse_arrival_trace("\xEF\xBB\xBF"
+                            "arrival_s\r\n0.5\r\n1.5\r\n",
+                            "t.csv") == std::vector<double>{0.5, 1.5});
 }
 
 TEST_CASE("trace errors name the file, line, column and the column name", "[trace]") {
@@ -95,9 +96,15 @@ TEST_CASE("the trace parser survives random and mutated input", "[trace][fuzz]")
       for (int k = 0; k < edits && !text.empty(); ++k) {
         const std::size_t at = rng() % text.size();
         switch (rng() % 3) {
-          case 0: text[at] = static_cast<char>(rng() % 256); break;
-          case 1: text.erase(at, 1 + rng() % 4); break;
-          case 2: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+          case 0:
+            text[at] = static_cast<char>(rng() % 256);
+            break;
+          case 1:
+            text.erase(at, 1 + rng() % 4);
+            break;
+          case 2:
+            text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+            break;
         }
       }
     }

@@ -78,8 +78,7 @@ TEST_CASE("interleaved pushes and pops keep time order", "[event_queue]") {
   CHECK(q.empty());
 }
 
-TEST_CASE("a cancelled event never comes out and size counts only live events",
-          "[event_queue]") {
+TEST_CASE("a cancelled event never comes out and size counts only live events", "[event_queue]") {
   EventQueue q;
   std::vector<int> ran;
   std::vector<EventId> ids;

@@ -22,8 +22,7 @@ std::vector<std::uint64_t> draws(Rng rng, int n) {
 TEST_CASE("the same seed and name give the same sequence", "[rng]") {
   const RngStreams a(7);
   const RngStreams b(7);
-  CHECK(draws(a.stream("arrivals/resnet50-0"), 100) ==
-        draws(b.stream("arrivals/resnet50-0"), 100));
+  CHECK(draws(a.stream("arrivals/resnet50-0"), 100) == draws(b.stream("arrivals/resnet50-0"), 100));
 }
 
 TEST_CASE("different names give different sequences", "[rng]") {
@@ -40,8 +39,7 @@ TEST_CASE("different seeds give different sequences for the same name", "[rng]")
   CHECK(draws(RngStreams(1).stream("noise"), 50) != draws(RngStreams(2).stream("noise"), 50));
 }
 
-TEST_CASE("creating and drawing from another stream leaves a stream's draws unchanged",
-          "[rng]") {
+TEST_CASE("creating and drawing from another stream leaves a stream's draws unchanged", "[rng]") {
   const RngStreams streams(42);
   const auto alone = draws(streams.stream("profiler/noise"), 200);
 

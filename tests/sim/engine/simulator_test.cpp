@@ -56,8 +56,7 @@ TEST_CASE("random schedules run in the same order as a stable sort by time", "[s
   CHECK(seen == reference);
 }
 
-TEST_CASE("now() is the event's time while its action runs and never goes back",
-          "[simulator]") {
+TEST_CASE("now() is the event's time while its action runs and never goes back", "[simulator]") {
   Rng rng(5);
   Simulator sim;
   Time last = -1;
@@ -106,8 +105,7 @@ TEST_CASE("an action can cancel a later event", "[simulator]") {
   CHECK(sim.now() == 50);
 }
 
-TEST_CASE("an action cancelling its own id gets false: it is no longer pending",
-          "[simulator]") {
+TEST_CASE("an action cancelling its own id gets false: it is no longer pending", "[simulator]") {
   Simulator sim;
   EventId self;
   bool result = true;
@@ -116,8 +114,7 @@ TEST_CASE("an action cancelling its own id gets false: it is no longer pending",
   CHECK_FALSE(result);
 }
 
-TEST_CASE("run_until leaves now() at the horizon and does not run later events",
-          "[simulator]") {
+TEST_CASE("run_until leaves now() at the horizon and does not run later events", "[simulator]") {
   Simulator sim;
   std::vector<Time> ran;
   for (const Time t : {Time{10}, Time{20}, Time{30}}) {
@@ -209,8 +206,7 @@ TEST_CASE("events scheduled from inside actions run at their times", "[simulator
   CHECK(sim.events_processed() == 11);
 }
 
-TEST_CASE("schedule_after(0) runs after events already pending at the same time",
-          "[simulator]") {
+TEST_CASE("schedule_after(0) runs after events already pending at the same time", "[simulator]") {
   Simulator sim;
   std::string order;
   sim.schedule_at(5, [&] {
@@ -225,12 +221,14 @@ TEST_CASE("schedule_after(0) runs after events already pending at the same time"
 
 TEST_CASE("actions with large captures are stored and run correctly", "[simulator]") {
   Simulator sim;
-  std::vector<int> big(100, 1);  // a vector by value: not trivially copyable
+  std::vector<int> big(100, 1);   // a vector by value: not trivially copyable
   std::array<double, 32> wide{};  // 256 bytes: larger than the inline buffer
   wide[31] = 2.5;
   int sum = 0;
   double last = 0;
-  sim.schedule_at(1, [&sum, big] { for (const int v : big) sum += v; });
+  sim.schedule_at(1, [&sum, big] {
+    for (const int v : big) sum += v;
+  });
   sim.schedule_at(2, [&last, wide] { last = wide[31]; });
   auto owned = std::make_unique<int>(7);
   int moved_in = 0;
@@ -259,15 +257,15 @@ TEST_CASE("Action is move-only and empty after being moved from", "[action]") {
   int hits = 0;
   Action a = [&hits] { ++hits; };
   Action b = std::move(a);
-  CHECK_FALSE(static_cast<bool>(a));  // NOLINT(bugprone-use-after-move): checking the moved-from state
+  CHECK_FALSE(
+      static_cast<bool>(a));  // NOLINT(bugprone-use-after-move): checking the moved-from state
   REQUIRE(static_cast<bool>(b));
   b();
   b();
   CHECK(hits == 2);
 }
 
-TEST_CASE("a virtual clock reads what it was advanced to, through the Clock interface",
-          "[clock]") {
+TEST_CASE("a virtual clock reads what it was advanced to, through the Clock interface", "[clock]") {
   fulcrum::sim::VirtualClock clock;
   const fulcrum::sim::Clock& as_clock = clock;
   CHECK(as_clock.now() == 0);

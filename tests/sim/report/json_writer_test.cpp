@@ -55,7 +55,7 @@ TEST_CASE("doubles print in their shortest readable form") {
   CHECK(number(-0.0) == "0");
   CHECK(number(100) == "100");
   CHECK(number(2201.6) == "2201.6");
-  CHECK(number(0.1 + 0.2) == "0.3");                  // 12 significant digits hide the noise
+  CHECK(number(0.1 + 0.2) == "0.3");  // 12 significant digits hide the noise
   CHECK(number(1e-3 * 233123456) == "233123.456");
   CHECK(number(1.0 / 3.0) == "0.333333333333");
   CHECK(number(-42.5) == "-42.5");

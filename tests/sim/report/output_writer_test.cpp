@@ -59,8 +59,8 @@ void replay_small_run(RunObserver& o) {
   b.rail_energy_j = {0.75, 0.25, 0.2};
   o.on_item(b);
   for (std::uint64_t id = 0; id < 2; ++id) {
-    o.on_request(RequestRecord{0, id, 0, static_cast<Time>(id) * 10 * kMs, 20 * kMs, 90 * kMs,
-                               140 * kMs});
+    o.on_request(
+        RequestRecord{0, id, 0, static_cast<Time>(id) * 10 * kMs, 20 * kMs, 90 * kMs, 140 * kMs});
   }
   o.on_power(140 * kMs, idle);
   b.item_id = 1;
@@ -68,8 +68,8 @@ void replay_small_run(RunObserver& o) {
   b.end = 190 * kMs;
   o.on_item(b);
   for (std::uint64_t id = 2; id < 4; ++id) {
-    o.on_request(RequestRecord{0, id, 1, static_cast<Time>(id) * 10 * kMs, 40 * kMs, 140 * kMs,
-                               190 * kMs});
+    o.on_request(
+        RequestRecord{0, id, 1, static_cast<Time>(id) * 10 * kMs, 40 * kMs, 140 * kMs, 190 * kMs});
   }
   o.on_power(2 * kSecond, train);
   o.on_end(3 * kSecond);
@@ -108,10 +108,11 @@ TEST_CASE("CSV headers are exact and every measured column names its unit") {
         "time_s,VDD_GPU_SOC_w,VDD_CPU_CV_w,VIN_SYS_5V0_w,module_w\n");
 
   // Identifiers and counts are unitless; everything else carries a unit suffix.
-  const std::set<std::string> unitless{"stream", "request_id", "batch_id", "context",
+  const std::set<std::string> unitless{"stream", "request_id", "batch_id",  "context",
                                        "kind",   "item_id",    "batch_size"};
-  for (std::string header : {std::string(RequestsCsv::kHeader), std::string(MinibatchesCsv::kHeader),
-                             PowerCsv::header(testing::orin_rails())}) {
+  for (std::string header :
+       {std::string(RequestsCsv::kHeader), std::string(MinibatchesCsv::kHeader),
+        PowerCsv::header(testing::orin_rails())}) {
     header.pop_back();
     for (const auto& column : split(header)) {
       INFO(column);
@@ -147,12 +148,12 @@ TEST_CASE("power samples take the piecewise-constant value at each sample time")
     // Period 50 ms over 200 ms: samples at 0, 50, 100, 150, 200 ms.
     PowerCsv power(dir.path() / "power.csv", {"A", "B"}, 50 * kMs, 200 * kMs);
     power.on_power(0, {1, 2});
-    power.on_power(30 * kMs, {3, 4});      // between samples: 50 ms sees it
-    power.on_power(100 * kMs, {5, 6});     // exactly at a sample: the new value wins
-    power.on_power(100 * kMs, {7, 8});     // ...and the last change at that time
-    power.on_power(120 * kMs, {9, 10});    // short-lived: no sample sees it
+    power.on_power(30 * kMs, {3, 4});    // between samples: 50 ms sees it
+    power.on_power(100 * kMs, {5, 6});   // exactly at a sample: the new value wins
+    power.on_power(100 * kMs, {7, 8});   // ...and the last change at that time
+    power.on_power(120 * kMs, {9, 10});  // short-lived: no sample sees it
     power.on_power(140 * kMs, {0.5, 0.25});
-    power.on_power(200 * kMs, {11, 12});   // a change at the end is sampled too
+    power.on_power(200 * kMs, {11, 12});  // a change at the end is sampled too
     power.on_end(200 * kMs);
     power.close(200 * kMs);
     power.publish();
@@ -290,9 +291,9 @@ TEST_CASE("files appear only after finish") {
     CHECK(name.substr(name.size() - 8) == ".partial");
   }
   writer.finish(testing::small_result());
-  CHECK(testing::files_in(dir.path()) ==
-        std::vector<std::string>{"minibatches.csv", "power.csv", "requests.csv", "summary.json",
-                                 "trace.json"});
+  CHECK(testing::files_in(dir.path()) == std::vector<std::string>{"minibatches.csv", "power.csv",
+                                                                  "requests.csv", "summary.json",
+                                                                  "trace.json"});
   CHECK(writer.outputs().size() == 5);
 }
 
@@ -388,7 +389,10 @@ TEST_CASE("large outputs stream to disk in chunks") {
 TEST_CASE("an output directory that cannot be created is an input error") {
   TempDir dir;
   const auto blocker = dir.path() / "file";
-  { AtomicFile f(blocker); f.publish(); }
+  {
+    AtomicFile f(blocker);
+    f.publish();
+  }
   CHECK_THROWS_AS(OutputWriter(blocker / "out", testing::small_scenario(), testing::orin_rails()),
                   fulcrum::InputError);
 }

@@ -62,8 +62,7 @@ TEST_CASE("the summary holds every required field with the result's values") {
 }
 
 TEST_CASE("the summary keeps a fixed top-level key order") {
-  const auto doc =
-      parse_json(summary_json(testing::small_result(), testing::small_scenario()));
+  const auto doc = parse_json(summary_json(testing::small_result(), testing::small_scenario()));
   std::vector<std::string> keys;
   for (const auto& [k, v] : doc.members) keys.push_back(k);
   CHECK(keys == std::vector<std::string>{"scenario", "seed", "duration_s", "device", "power_mode",

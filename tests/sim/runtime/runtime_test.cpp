@@ -248,7 +248,8 @@ TEST_CASE("batch 16 at 51.6 ms against 100 requests/s alone is stable") {
   CHECK(s.latency.max_ms == Approx(150 + 51.6));
 }
 
-TEST_CASE("a batch a little slower than its fill time is unstable although its backlog grows slowly") {
+TEST_CASE(
+    "a batch a little slower than its fill time is unstable although its backlog grows slowly") {
   Harness h;
   h.scenario = base_scenario(60.0);
   h.scenario.inference.push_back(stream_spec("resnet", 16, FixedArrivals{100}));
