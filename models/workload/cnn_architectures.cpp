@@ -98,8 +98,9 @@ LayerGraph resnet(const std::array<int, 4>& blocks, Block block) {
 // torchvision's _make_divisible: round to a multiple of 8, never dropping more than 10%.
 std::int64_t make_divisible(double v, std::int64_t divisor = 8) {
   std::int64_t r = std::max<std::int64_t>(
-      divisor, static_cast<std::int64_t>(v + divisor / 2.0) / divisor * divisor);
-  if (static_cast<double>(r) < 0.9 * v) r += divisor;
+      divisor,
+      static_cast<std::int64_t>(v + static_cast<double>(divisor) / 2.0) / divisor * divisor);
+  if (static_cast<double>(r) < 0.9 * static_cast<double>(v)) r += divisor;
   return r;
 }
 
@@ -202,7 +203,8 @@ GraphWorkload mobilenetv3_large() {
                  .padding = (s.kernel - 1) / 2,
                  .groups = s.expanded},
                 p + ".depthwise.bn", s.act, p + ".depthwise.act");
-    if (s.se) y = g.squeeze_excite(y, p + ".se", make_divisible(s.expanded / 4.0));
+    if (s.se)
+      y = g.squeeze_excite(y, p + ".se", make_divisible(static_cast<double>(s.expanded) / 4.0));
     y = conv_bn(g, y, p + ".project", {.out_channels = s.out, .kernel = 1}, p + ".project.bn",
                 std::nullopt, "");
     if (s.stride == 1 && in_channels == s.out) y = g.add(y, x, p + ".add");

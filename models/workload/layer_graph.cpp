@@ -104,10 +104,10 @@ std::string to_string(const Shape& shape) {
   return out + "]";
 }
 
-LayerId LayerGraph::add_layer(Layer layer, const std::vector<LayerId>& inputs) {
+LayerId LayerGraph::add_layer(const Layer& layer, const std::vector<LayerId>& inputs) {
   for (auto d : layer.out.dims)
     require(d > 0, layer.name, "non-positive output dimension " + to_string(layer.out));
-  const LayerId id = boost::add_vertex(std::move(layer), g_);
+  const LayerId id = boost::add_vertex(layer, g_);
   for (LayerId from : inputs) {
     assert(from < id && "edges run from earlier to later layers");
     boost::add_edge(from, id, Tensor{g_[from].out.elements()}, g_);
@@ -121,7 +121,7 @@ LayerId LayerGraph::input(Shape shape, std::string name) {
   l.name = std::move(name);
   l.kind = OpKind::input;
   l.out = std::move(shape);
-  return add_layer(std::move(l), {});
+  return add_layer(l, {});
 }
 
 LayerId LayerGraph::conv2d(LayerId x, std::string name, const Conv2dOptions& o) {
@@ -133,20 +133,23 @@ LayerId LayerGraph::conv2d(LayerId x, std::string name, const Conv2dOptions& o) 
   require(o.kernel > 0 && o.stride > 0 && o.padding >= 0, name, "bad kernel/stride/padding");
   const auto h = (in[1] + 2 * o.padding - o.kernel) / o.stride + 1;
   const auto w = (in[2] + 2 * o.padding - o.kernel) / o.stride + 1;
-  const double fan_in = static_cast<double>(c_in / o.groups * o.kernel * o.kernel);
+  // c_in is a multiple of groups (checked above), so the division is exact.
+  const std::int64_t fan_in_int = c_in / o.groups * o.kernel * o.kernel;
+  const double fan_in = static_cast<double>(fan_in_int);
 
   Layer l;
   l.name = std::move(name);
   l.kind = OpKind::conv;
   l.out = Shape{o.out_channels, h, w};
-  l.params = static_cast<double>(o.out_channels) * fan_in + (o.bias ? o.out_channels : 0);
+  l.params = static_cast<double>(o.out_channels) * fan_in +
+             (o.bias ? static_cast<double>(o.out_channels) : 0.0);
   l.param_tensors = o.bias ? 2 : 1;
   l.macs = l.out.elements() * fan_in;
   l.elementwise_ops = o.bias ? l.out.elements() : 0;
   l.kernels = o.bias ? 2 : 1;  // cuDNN convolution, then PyTorch's separate bias add
   l.grouped = o.groups > 1;
   l.weight_read_bytes = 4 * l.params;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::batchnorm(LayerId x, std::string name) {
@@ -161,7 +164,7 @@ LayerId LayerGraph::batchnorm(LayerId x, std::string name) {
   l.elementwise_ops = kBatchNormOpsPerElement * in.elements();
   l.kernels = 1;
   l.weight_read_bytes = 4 * l.params;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::pool(LayerId x, std::string name, std::int64_t kernel, std::int64_t stride,
@@ -176,7 +179,7 @@ LayerId LayerGraph::pool(LayerId x, std::string name, std::int64_t kernel, std::
                 (in[2] + 2 * padding - kernel) / stride + 1};
   l.elementwise_ops = l.out.elements() * ops_per_window;
   l.kernels = 1;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::max_pool(LayerId x, std::string name, std::int64_t kernel, std::int64_t stride,
@@ -198,7 +201,7 @@ LayerId LayerGraph::global_avg_pool(LayerId x, std::string name) {
   l.out = Shape{in[0], 1, 1};
   l.elementwise_ops = in.elements();
   l.kernels = 1;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::upsample(LayerId x, std::string name, std::int64_t scale) {
@@ -209,7 +212,7 @@ LayerId LayerGraph::upsample(LayerId x, std::string name, std::int64_t scale) {
   l.kind = OpKind::upsample;
   l.out = Shape{in[0], in[1] * scale, in[2] * scale};
   l.kernels = 1;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::slice_channels(LayerId x, std::string name, std::int64_t begin,
@@ -222,7 +225,7 @@ LayerId LayerGraph::slice_channels(LayerId x, std::string name, std::int64_t beg
   l.kind = OpKind::view;
   l.out = in;
   l.out.dims[0] = count;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::concat(const std::vector<LayerId>& xs, std::string name, std::size_t axis) {
@@ -241,7 +244,7 @@ LayerId LayerGraph::concat(const std::vector<LayerId>& xs, std::string name, std
   l.kind = OpKind::concat;
   l.out = std::move(out);
   l.kernels = 1;
-  return add_layer(std::move(l), xs);
+  return add_layer(l, xs);
 }
 
 LayerId LayerGraph::activation(LayerId x, std::string name, Activation a) {
@@ -251,7 +254,7 @@ LayerId LayerGraph::activation(LayerId x, std::string name, Activation a) {
   l.out = shape(x);
   l.elementwise_ops = ops_per_element(a) * l.out.elements();
   l.kernels = 1;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::add(LayerId a, LayerId b, std::string name) {
@@ -263,7 +266,7 @@ LayerId LayerGraph::add(LayerId a, LayerId b, std::string name) {
   l.out = shape(a);
   l.elementwise_ops = l.out.elements();
   l.kernels = 1;
-  return add_layer(std::move(l), {a, b});
+  return add_layer(l, {a, b});
 }
 
 LayerId LayerGraph::mul(LayerId a, LayerId b, std::string name) {
@@ -280,7 +283,7 @@ LayerId LayerGraph::mul(LayerId a, LayerId b, std::string name) {
   l.out = sa;
   l.elementwise_ops = l.out.elements();
   l.kernels = 1;
-  return add_layer(std::move(l), {a, b});
+  return add_layer(l, {a, b});
 }
 
 LayerId LayerGraph::flatten(LayerId x, std::string name) {
@@ -288,7 +291,7 @@ LayerId LayerGraph::flatten(LayerId x, std::string name) {
   l.name = std::move(name);
   l.kind = OpKind::view;
   l.out = Shape{static_cast<std::int64_t>(shape(x).elements())};
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::reshape(LayerId x, std::string name, Shape shape) {
@@ -298,7 +301,7 @@ LayerId LayerGraph::reshape(LayerId x, std::string name, Shape shape) {
   l.name = std::move(name);
   l.kind = OpKind::view;
   l.out = std::move(shape);
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::linear(LayerId x, std::string name, std::int64_t out_features, bool bias) {
@@ -311,12 +314,13 @@ LayerId LayerGraph::linear(LayerId x, std::string name, std::int64_t out_feature
   l.kind = OpKind::linear;
   l.out = in;
   l.out.dims.back() = out_features;
-  l.params = in_features * static_cast<double>(out_features) + (bias ? out_features : 0);
+  l.params = static_cast<double>(in_features) * static_cast<double>(out_features) +
+             (bias ? static_cast<double>(out_features) : 0.0);
   l.param_tensors = bias ? 2 : 1;
   l.macs = rows * in_features * static_cast<double>(out_features);
   l.kernels = 1;  // one cuBLAS GEMM (addmm folds the bias in)
   l.weight_read_bytes = 4 * l.params;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::layernorm(LayerId x, std::string name) {
@@ -330,7 +334,7 @@ LayerId LayerGraph::layernorm(LayerId x, std::string name) {
   l.elementwise_ops = kLayerNormOpsPerElement * in.elements();
   l.kernels = 1;
   l.weight_read_bytes = 4 * l.params;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::embedding(LayerId ids, std::string name, std::int64_t vocab, std::int64_t dim) {
@@ -345,7 +349,7 @@ LayerId LayerGraph::embedding(LayerId ids, std::string name, std::int64_t vocab,
   l.kernels = 1;
   l.weight_read_bytes = 0;                  // only the looked-up rows are read...
   l.gathered_bytes = 4 * l.out.elements();  // ...and they are as large as the output
-  return add_layer(std::move(l), {ids});
+  return add_layer(l, {ids});
 }
 
 LayerId LayerGraph::lstm(LayerId x, std::string name, std::int64_t hidden) {
@@ -374,7 +378,7 @@ LayerId LayerGraph::lstm(LayerId x, std::string name, std::int64_t hidden) {
   l.weight_read_bytes = 4 * l.params;
   l.reread_footprint_bytes = 4 * (4 * h * h);
   l.reread_bytes = (steps - 1) * l.reread_footprint_bytes;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
 LayerId LayerGraph::matmul(LayerId a, LayerId b, std::string name, Shape out, double macs) {
@@ -384,7 +388,7 @@ LayerId LayerGraph::matmul(LayerId a, LayerId b, std::string name, Shape out, do
   l.out = std::move(out);
   l.macs = macs;
   l.kernels = 1;  // one batched GEMM over all heads
-  return add_layer(std::move(l), {a, b});
+  return add_layer(l, {a, b});
 }
 
 LayerId LayerGraph::softmax(LayerId x, std::string name, bool attention_scaling) {
@@ -395,10 +399,11 @@ LayerId LayerGraph::softmax(LayerId x, std::string name, bool attention_scaling)
   l.elementwise_ops = (attention_scaling ? kAttentionSoftmaxOpsPerElement : kSoftmaxOpsPerElement) *
                       l.out.elements();
   l.kernels = attention_scaling ? 3 : 1;
-  return add_layer(std::move(l), {x});
+  return add_layer(l, {x});
 }
 
-LayerId LayerGraph::squeeze_excite(LayerId x, std::string name, std::int64_t squeeze_channels) {
+LayerId LayerGraph::squeeze_excite(LayerId x, const std::string& name,
+                                   std::int64_t squeeze_channels) {
   const auto channels = shape(x)[0];
   auto s = global_avg_pool(x, name + ".avgpool");
   s = conv2d(s, name + ".fc1", {.out_channels = squeeze_channels, .kernel = 1, .bias = true});
@@ -408,7 +413,7 @@ LayerId LayerGraph::squeeze_excite(LayerId x, std::string name, std::int64_t squ
   return mul(x, s, name + ".scale");
 }
 
-LayerId LayerGraph::multi_head_attention(LayerId x, std::string name, std::int64_t heads) {
+LayerId LayerGraph::multi_head_attention(LayerId x, const std::string& name, std::int64_t heads) {
   const Shape& in = shape(x);
   require(in.rank() == 2, name, "attention needs a {T, d} input, got " + to_string(in));
   const auto tokens = in[0];
@@ -426,7 +431,7 @@ LayerId LayerGraph::multi_head_attention(LayerId x, std::string name, std::int64
   return linear(context, name + ".output", d);
 }
 
-LayerId LayerGraph::transformer_encoder(LayerId x, std::string name, std::int64_t heads,
+LayerId LayerGraph::transformer_encoder(LayerId x, const std::string& name, std::int64_t heads,
                                         std::int64_t ffn_dim) {
   const auto d = shape(x).dims.back();
   auto a = multi_head_attention(x, name + ".attention", heads);

@@ -143,13 +143,13 @@ class LayerGraph {
   // ---- composite blocks ----
   // Squeeze-and-excitation (MobileNetV3): avgpool -> 1x1 conv -> ReLU -> 1x1 conv -> hardsigmoid
   // -> scale x.
-  LayerId squeeze_excite(LayerId x, std::string name, std::int64_t squeeze_channels);
+  LayerId squeeze_excite(LayerId x, const std::string& name, std::int64_t squeeze_channels);
   // Multi-head self-attention over {T, d}: Q/K/V projections, scores, softmax, context, output
   // projection. Returns the output projection ({T, d}); no residual.
-  LayerId multi_head_attention(LayerId x, std::string name, std::int64_t heads);
+  LayerId multi_head_attention(LayerId x, const std::string& name, std::int64_t heads);
   // Post-norm transformer encoder block (BERT): attention + add + layernorm, FFN (GELU) + add +
   // layernorm.
-  LayerId transformer_encoder(LayerId x, std::string name, std::int64_t heads,
+  LayerId transformer_encoder(LayerId x, const std::string& name, std::int64_t heads,
                               std::int64_t ffn_dim);
 
   const Graph& graph() const { return g_; }
@@ -161,7 +161,7 @@ class LayerGraph {
   double macs_per_sample() const;
 
  private:
-  LayerId add_layer(Layer layer, const std::vector<LayerId>& inputs);
+  LayerId add_layer(const Layer& layer, const std::vector<LayerId>& inputs);
   LayerId pool(LayerId x, std::string name, std::int64_t kernel, std::int64_t stride,
                std::int64_t padding, double ops_per_window);
   // Scores or context product of attention: {T, d} inputs, explicit per-sample MACs and shape.

@@ -57,8 +57,8 @@ LayerId c2f(LayerGraph& g, LayerId x, const std::string& p, std::int64_t c2, std
 
 // SPPF: 1x1 conv to c1/2, three chained 5x5 max-pools, concatenate the four, 1x1 conv.
 LayerId sppf(LayerGraph& g, LayerId x, const std::string& p, std::int64_t c2) {
-  const auto c_ = g.shape(x)[0] / 2;
-  std::vector<LayerId> parts = {conv(g, x, p + ".cv1", c_, 1)};
+  const auto c_half = g.shape(x)[0] / 2;
+  std::vector<LayerId> parts = {conv(g, x, p + ".cv1", c_half, 1)};
   for (int i = 0; i < 3; ++i)
     parts.push_back(g.max_pool(parts.back(), p + ".m" + std::to_string(i), 5, 1, 2));
   return conv(g, g.concat(parts, p + ".concat"), p + ".cv2", c2, 1);

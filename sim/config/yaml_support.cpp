@@ -24,8 +24,9 @@ std::string kind_name(const YAML::Node& n) {
 
 }  // namespace
 
-YamlNode::YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
-    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
+YamlNode::YamlNode(const YAML::Node& node, std::shared_ptr<const std::string> file,
+                   std::string path)
+    : node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
 SourceLocation YamlNode::location() const {
   SourceLocation loc{*file_, 0, 0};
@@ -75,7 +76,11 @@ void YamlNode::allow_keys(std::initializer_list<std::string_view> allowed) const
       std::string list;
       for (auto a : allowed) list.append(list.empty() ? "" : ", ").append(a);
       YamlNode(kv.first, file_, child_path(path_, key))
-          .fail("unknown key '" + key + "' (allowed: " + list + ")");
+          .fail(std::string("unknown key '")
+                    .append(key)
+                    .append("' (allowed: ")
+                    .append(list)
+                    .append(")"));
     }
   }
 }
@@ -158,8 +163,8 @@ int YamlNode::as_positive_int() const {
   return static_cast<int>(v);
 }
 
-YamlDoc::YamlDoc(YAML::Node root, std::string file)
-    : root_(std::move(root)), file_(std::make_shared<const std::string>(std::move(file))) {}
+YamlDoc::YamlDoc(const YAML::Node& root, std::string file)
+    : root_(root), file_(std::make_shared<const std::string>(std::move(file))) {}
 
 YamlDoc YamlDoc::load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -23,7 +23,7 @@ namespace fulcrum::sim {
 // A YAML node with the file it came from and its key path ("inference[0].arrivals.rate_per_s").
 class YamlNode {
  public:
-  YamlNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path);
+  YamlNode(const YAML::Node& node, std::shared_ptr<const std::string> file, std::string path);
 
   const std::string& path() const { return path_; }
   const std::string& file() const { return *file_; }
@@ -79,7 +79,7 @@ class YamlDoc {
   YAML::Node& raw() { return root_; }
 
  private:
-  YamlDoc(YAML::Node root, std::string file);
+  YamlDoc(const YAML::Node& root, std::string file);
   YAML::Node root_;
   std::shared_ptr<const std::string> file_;
 };

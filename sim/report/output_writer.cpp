@@ -29,7 +29,7 @@ void CompositeObserver::on_end(Time end) {
 }
 
 OutputWriter::OutputWriter(std::filesystem::path out_dir, const Scenario& scenario,
-                           std::vector<std::string> rails)
+                           const std::vector<std::string>& rails)
     : out_dir_(std::move(out_dir)), scenario_(scenario) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir_, ec);

@@ -43,7 +43,7 @@ class OutputWriter final : public RunObserver {
   // Keeps a copy of `scenario` (for summary.json). `rails` in DeviceSpec::rails order. Throws
   // fulcrum::InputError when out_dir cannot be created or written.
   OutputWriter(std::filesystem::path out_dir, const Scenario& scenario,
-               std::vector<std::string> rails);
+               const std::vector<std::string>& rails);
   ~OutputWriter() override;  // abort() unless finish() succeeded
   OutputWriter(const OutputWriter&) = delete;
   OutputWriter& operator=(const OutputWriter&) = delete;
