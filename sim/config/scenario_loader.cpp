@@ -26,19 +26,6 @@ constexpr int kMaxBatchSize = 1 << 16;
 // sampling period that never advances).
 constexpr double kMinTimeSpanS = 1e-9;
 
-// The YAML spelling of each policy.
-const char* policy_name(SharingPolicy policy) {
-  switch (policy) {
-    case SharingPolicy::managed:
-      return "managed";
-    case SharingPolicy::native:
-      return "native";
-    case SharingPolicy::sequential:
-      return "sequential";
-  }
-  return "managed";
-}
-
 std::string format_number(double v) {
   std::ostringstream s;
   s << v;
@@ -212,7 +199,7 @@ class ScenarioReader {
     const std::string s = n.as_string();
     for (SharingPolicy p :
          {SharingPolicy::managed, SharingPolicy::native, SharingPolicy::sequential}) {
-      if (s == policy_name(p)) return p;
+      if (s == to_string(p)) return p;
     }
     n.fail("unknown policy '" + s + "' (known: managed, native, sequential)");
   }

@@ -18,18 +18,6 @@ std::unique_ptr<GpuSharingPolicy> make_gpu_sharing_policy(const GpuSharing& spec
   return std::make_unique<ManagedPolicy>(host);
 }
 
-const char* to_string(SharingPolicy policy) {
-  switch (policy) {
-    case SharingPolicy::managed:
-      return "managed";
-    case SharingPolicy::native:
-      return "native";
-    case SharingPolicy::sequential:
-      return "sequential";
-  }
-  return "managed";
-}
-
 std::optional<int> oldest_ready_inference(const GpuHost& host) {
   std::optional<int> best;
   Time best_since = 0;

@@ -22,6 +22,19 @@ struct DeviceChoice {
 
 enum class SharingPolicy { managed, native, sequential };
 
+// The YAML spelling of each policy (also what summary.json reports).
+inline const char* to_string(SharingPolicy policy) {
+  switch (policy) {
+    case SharingPolicy::managed:
+      return "managed";
+    case SharingPolicy::native:
+      return "native";
+    case SharingPolicy::sequential:
+      return "sequential";
+  }
+  return "managed";
+}
+
 struct GpuSharing {
   SharingPolicy policy = SharingPolicy::managed;
   double timeslice_us = 1024;     // native only: round-robin slice length
