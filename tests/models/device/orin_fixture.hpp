@@ -28,6 +28,7 @@ inline DeviceSpec orin_agx_64gb() {
   d.memory_type = "LPDDR5";
   d.memory_gb = 64;
   d.memory_bus_bits = 256;
+  d.gpu_l2_kb = 4096;
   d.module_peak_w = 60;
   d.rails = {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"};
   d.presets = {

@@ -11,30 +11,13 @@
 #include "models/error.hpp"
 #include "models/perf/reference_anchors.hpp"
 #include "models/workload/workload_catalog.hpp"
+#include "tests/models/device/orin_fixture.hpp"
 
 using namespace fulcrum::models;
 
 namespace {
 
-DeviceSpec orin() {
-  DeviceSpec d;
-  d.name = "orin-agx-64gb";
-  d.cpu_cores = 12;
-  d.cpu_khz = {115200,  192000,  268800,  345600,  422400,  499200,  576000,  652800,
-               729600,  806400,  883200,  960000,  1036800, 1113600, 1190400, 1267200,
-               1344000, 1420800, 1497600, 1574400, 1651200, 1728000, 1804800, 1881600,
-               1958400, 2035200, 2112000, 2188800, 2201600};
-  d.gpu_tpcs = 8;
-  d.cuda_cores = 2048;
-  d.gpu_hz = {114750000, 216750000, 318750000,  420750000,  522750000,  624750000, 726750000,
-              828750000, 930750000, 1032750000, 1134750000, 1236750000, 1300500000};
-  d.emc_hz = {204000000, 665600000, 2133000000, 3199000000};
-  d.memory_bus_bits = 256;
-  d.gpu_l2_kb = 4096;
-  d.module_peak_w = 60;
-  d.rails = {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"};
-  return d;
-}
+DeviceSpec orin() { return testing::orin_agx_64gb(); }
 
 // Xavier AGX 32GB, by hand from the reference devices.yaml.
 DeviceSpec xavier() {
