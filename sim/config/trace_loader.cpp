@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -126,6 +127,11 @@ std::vector<double> parse_arrival_trace(std::string_view text, const std::string
 }
 
 std::vector<double> load_arrival_trace(const std::string& path) {
+  // Only regular files: a device such as /dev/zero would be read until memory runs out.
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw InputError(SourceLocation{path, 0, 0}, "", "trace is not a regular file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open trace file");
   std::ostringstream text;

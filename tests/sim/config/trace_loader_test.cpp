@@ -79,6 +79,20 @@ TEST_CASE("a missing trace file is an input error naming it", "[trace]") {
   }
 }
 
+TEST_CASE("a trace path naming a device or a folder is refused before anything is read",
+          "[trace]") {
+  for (const std::string path : {"/dev/zero", "/tmp"}) {
+    try {
+      load_arrival_trace(path);
+      FAIL("expected an InputError for " + path);
+    } catch (const InputError& e) {
+      CHECK(e.problem() == "trace is not a regular file");
+      REQUIRE(e.where());
+      CHECK(e.where()->file == path);
+    }
+  }
+}
+
 TEST_CASE("the trace parser survives random and mutated input", "[trace][fuzz]") {
   std::mt19937_64 rng(99);
   const std::string seed = "id,arrival_s,note\n0,0.0,a\n1,0.5,b\n2,1.25,c\n3,1e1,d\n";
