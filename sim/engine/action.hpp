@@ -31,6 +31,15 @@ class Action {
   requires(!std::same_as<std::remove_cvref_t<F>, Action> &&
            std::is_invocable_r_v<void, std::decay_t<F>&>)
       Action(F&& f) {  // NOLINT(google-explicit-constructor): lambdas convert implicitly by design
+    emplace(std::forward<F>(f));
+  }
+
+  // Builds the callable directly in this Action, so a caller that owns the Action's storage (the
+  // event queue's slots) pays no temporary Action and no relocation. Precondition: empty.
+  template <typename F>
+  requires(!std::same_as<std::remove_cvref_t<F>, Action> &&
+           std::is_invocable_r_v<void, std::decay_t<F>&>) void emplace(F&& f) {
+    assert(ops_ == nullptr && "emplace() into a non-empty Action");
     using Fn = std::decay_t<F>;
     if constexpr (fits_inline<Fn>()) {
       ::new (static_cast<void*>(buffer_)) Fn(std::forward<F>(f));

@@ -7,65 +7,37 @@
 namespace fulcrum::sim {
 namespace {
 
-constexpr std::size_t kArity = 4;
 // Below this many tombstones a sweep is not worth its O(n); above it, sweep once they outnumber
 // the live events.
 constexpr std::size_t kMinTombstonesToSweep = 64;
-
-EventId make_id(std::uint32_t slot, std::uint32_t generation) {
-  return EventId{(static_cast<std::uint64_t>(generation) << 32) | slot};
-}
 
 std::uint32_t slot_of(EventId id) { return static_cast<std::uint32_t>(id.value); }
 std::uint32_t generation_of(EventId id) { return static_cast<std::uint32_t>(id.value >> 32); }
 
 }  // namespace
 
-std::uint32_t EventQueue::allocate_slot() {
-  if (!free_slots_.empty()) {
-    const std::uint32_t slot = free_slots_.back();
-    free_slots_.pop_back();
-    return slot;
+std::uint32_t EventQueue::grow() {
+  assert(slot_count_ < kNoSlot);
+  if ((slot_count_ & (kBlockSlots - 1)) == 0) {
+    blocks_.push_back(std::make_unique<Slot[]>(kBlockSlots));
   }
-  assert(slots_.size() < std::numeric_limits<std::uint32_t>::max());
-  slots_.emplace_back();
-  return static_cast<std::uint32_t>(slots_.size() - 1);
-}
-
-void EventQueue::release_slot(std::uint32_t slot) {
-  Slot& s = slots_[slot];
-  s.state = SlotState::kFree;
-  // Generation 0 is never handed out, so the default EventId{} can never match a slot.
-  if (++s.generation == 0) s.generation = 1;
-  free_slots_.push_back(slot);
-}
-
-EventId EventQueue::push(Time time, Action&& action) {
-  assert(action && "scheduling an empty Action");
-  const std::uint32_t slot = allocate_slot();
-  Slot& s = slots_[slot];
-  s.action = std::move(action);
-  s.state = SlotState::kPending;
-  heap_.push_back(Entry{});  // grow first; sift_up fills the hole
-  sift_up(heap_.size() - 1, Entry{next_seq_++, time_key(time), slot});
-  ++live_;
-  return make_id(slot, s.generation);
+  return slot_count_++;
 }
 
 bool EventQueue::is_pending(EventId id) const {
   const std::uint32_t slot = slot_of(id);
-  return slot < slots_.size() && slots_[slot].state == SlotState::kPending &&
-         slots_[slot].generation == generation_of(id);
+  if (slot >= slot_count_) return false;
+  const Slot& s = slot_at(slot);
+  return s.action && s.generation == generation_of(id);
 }
 
 bool EventQueue::cancel(EventId id) {
   if (!is_pending(id)) return false;
-  Slot& s = slots_[slot_of(id)];
-  s.action.reset();
-  s.state = SlotState::kCancelled;
+  Slot& s = slot_at(slot_of(id));
+  s.action.reset();  // the empty action marks the heap entry as a tombstone
   // The generation moves on now so the id stops matching at once; the slot itself is recycled
   // only when its heap entry leaves.
-  if (++s.generation == 0) s.generation = 1;
+  bump_generation(s);
   --live_;
   ++tombstones_;
   drop_cancelled_top();
@@ -76,13 +48,14 @@ bool EventQueue::cancel(EventId id) {
 EventQueue::Event EventQueue::pop() {
   assert(!heap_.empty() && "pop() on an empty EventQueue");
   const Entry top = heap_.front();
-  Slot& s = slots_[top.slot];
-  assert(s.state == SlotState::kPending);
-  Event event{time_of(top), make_id(top.slot, s.generation), std::move(s.action)};
-  release_slot(top.slot);
+  Slot& s = slot_at(top.slot);
+  assert(s.action && "the heap's top must be a live event");
+  Event event{time_of(top), EventId{(static_cast<std::uint64_t>(s.generation) << 32) | top.slot},
+              std::move(s.action)};
+  bump_generation(s);
+  push_free(s, top.slot);
   --live_;
   remove_top();
-  // Most runs cancel little: skip the look at the new top's slot when no tombstone exists.
   if (tombstones_ != 0) drop_cancelled_top();
   return event;
 }
@@ -91,28 +64,17 @@ void EventQueue::clear() {
   // Slots are kept (not discarded) so their generations keep counting: an id from before the
   // clear must not match an event pushed after it.
   heap_.clear();
-  free_slots_.clear();
-  for (std::uint32_t i = 0; i < slots_.size(); ++i) {
-    Slot& s = slots_[i];
-    if (s.state == SlotState::kPending) {
+  free_head_ = kNoSlot;
+  for (std::uint32_t i = slot_count_; i-- > 0;) {
+    Slot& s = slot_at(i);
+    if (s.action) {
       s.action.reset();
-      if (++s.generation == 0) s.generation = 1;
+      bump_generation(s);
     }
-    s.state = SlotState::kFree;
-    free_slots_.push_back(i);
+    push_free(s, i);
   }
   live_ = 0;
   tombstones_ = 0;
-}
-
-void EventQueue::sift_up(std::size_t hole, Entry entry) {
-  while (hole > 0) {
-    const std::size_t parent = (hole - 1) / kArity;
-    if (!earlier(entry, heap_[parent])) break;
-    heap_[hole] = heap_[parent];
-    hole = parent;
-  }
-  heap_[hole] = entry;
 }
 
 std::size_t EventQueue::earliest_child(std::size_t node) const {
@@ -160,12 +122,11 @@ void EventQueue::remove_top() {
 }
 
 void EventQueue::drop_cancelled_top() {
-  while (!heap_.empty() && slots_[heap_.front().slot].state == SlotState::kCancelled) {
+  while (!heap_.empty() && !slot_at(heap_.front().slot).action) {
     const std::uint32_t slot = heap_.front().slot;
     remove_top();
-    // The generation was already bumped at cancel time; only the state and free list remain.
-    slots_[slot].state = SlotState::kFree;
-    free_slots_.push_back(slot);
+    // The generation was already bumped at cancel time; only the free list remains.
+    push_free(slot_at(slot), slot);
     --tombstones_;
   }
 }
@@ -173,9 +134,9 @@ void EventQueue::drop_cancelled_top() {
 void EventQueue::sweep_tombstones() {
   std::size_t kept = 0;
   for (const Entry& e : heap_) {
-    if (slots_[e.slot].state == SlotState::kCancelled) {
-      slots_[e.slot].state = SlotState::kFree;
-      free_slots_.push_back(e.slot);
+    Slot& s = slot_at(e.slot);
+    if (!s.action) {
+      push_free(s, e.slot);
     } else {
       heap_[kept++] = e;
     }

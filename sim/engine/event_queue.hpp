@@ -7,14 +7,20 @@
 //   while (!q.empty()) { EventQueue::Event e = q.pop(); e.action(); }
 //
 // Cost: push and pop are O(log n) on a 4-ary heap of 24-byte entries; actions sit still in a
-// slot pool (recycled through a free list), so the heap never moves them. cancel is O(1): the
-// entry stays in the heap as a tombstone and is dropped when it reaches the top, or in one sweep
-// once tombstones outnumber live events (memory stays proportional to live events).
+// slot pool (recycled through an intrusive free list), so the heap never moves them. cancel is
+// O(1): the entry stays in the heap as a tombstone and is dropped when it reaches the top, or in
+// one sweep once tombstones outnumber live events (memory stays proportional to live events).
 #pragma once
 
+#include <cassert>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/action.hpp"
@@ -38,7 +44,24 @@ class EventQueue {
   EventQueue& operator=(const EventQueue&) = delete;
 
   // Adds an event; `action` must not be empty.
-  EventId push(Time time, Action&& action);
+  EventId push(Time time, Action&& action) {
+    assert(action && "scheduling an empty Action");
+    const std::uint32_t slot = allocate_slot();
+    Slot& s = slot_at(slot);
+    s.action = std::move(action);
+    return enqueue(time, slot, s);
+  }
+
+  // The same for any `void()` callable, built directly in its slot: no temporary Action and no
+  // 48-byte relocation per event (the hot path of every scheduler).
+  template <typename F>
+  requires(!std::same_as<std::remove_cvref_t<F>, Action> &&
+           std::is_invocable_r_v<void, std::decay_t<F>&>) EventId emplace(Time time, F&& f) {
+    const std::uint32_t slot = allocate_slot();
+    Slot& s = slot_at(slot);
+    s.action.emplace(std::forward<F>(f));
+    return enqueue(time, slot, s);
+  }
 
   // Removes a pending event. Returns false (and does nothing) if `id` already came out of the
   // queue, was cancelled, or never named an event of this queue.
@@ -46,6 +69,35 @@ class EventQueue {
 
   // Removes and returns the earliest live event. Precondition: !empty().
   Event pop();
+
+  // Removes the earliest live event, calls `before(time)` and then runs the event's action where
+  // it lies, without moving it out (slots never move, so the action may push events freely while
+  // it runs). The event counts as gone before `before` is called: it is not pending, and
+  // cancelling it returns false. Precondition: !empty(); the action must not call clear().
+  template <typename Before>
+  void run_next(Before&& before) {
+    assert(!heap_.empty() && "run_next() on an empty EventQueue");
+    const Entry top = heap_.front();
+    Slot& s = slot_at(top.slot);
+    assert(s.action && "the heap's top must be a live event");
+    bump_generation(s);
+    --live_;
+    remove_top();
+    // Most runs cancel little: skip the look at the new top's slot when no tombstone exists.
+    if (tombstones_ != 0) drop_cancelled_top();
+    // Frees the slot after the action, also if it throws, so the pool stays consistent.
+    struct Release {
+      EventQueue& queue;
+      Slot& slot;
+      std::uint32_t index;
+      ~Release() {
+        slot.action.reset();
+        queue.push_free(slot, index);
+      }
+    } release{*this, s, top.slot};
+    before(time_of(top));
+    s.action();
+  }
 
   // Time of the earliest live event, or nullopt if none.
   std::optional<Time> next_time() const {
@@ -75,6 +127,7 @@ class EventQueue {
 
   __extension__ using SortKey = unsigned __int128;  // __extension__: a GCC/Clang builtin type
   static constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
+  static constexpr std::size_t kArity = 4;
 
   static std::uint64_t time_key(Time t) { return static_cast<std::uint64_t>(t) ^ kSignBit; }
   static Time time_of(const Entry& e) { return static_cast<Time>(e.time_key ^ kSignBit); }
@@ -82,21 +135,71 @@ class EventQueue {
     return (static_cast<SortKey>(e.time_key) << 64) | e.seq;
   }
 
-  enum class SlotState : std::uint8_t { kFree, kPending, kCancelled };
-
+  // A slot's state is read from its action and generation, which keeps a slot at 64 bytes (one
+  // cache line): the action is non-empty exactly while its event is pending or running; a heap
+  // entry whose slot holds no action is a cancelled event (a tombstone). The generation moves on
+  // when the event runs or is cancelled, so its id stops matching at once.
   struct Slot {
     Action action;
-    std::uint32_t generation = 1;  // bumped when the slot's event runs or is cancelled
-    SlotState state = SlotState::kFree;
+    std::uint32_t generation = 1;
+    std::uint32_t next_free = 0;  // meaningful only while the slot is on the free list
   };
+
+  // Slots live in fixed-size blocks that are allocated once and never move, so an action can
+  // run in its slot while it schedules events that grow the pool.
+  static constexpr std::uint32_t kBlockShift = 8;
+  static constexpr std::uint32_t kBlockSlots = std::uint32_t{1} << kBlockShift;
+  static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
+
+  Slot& slot_at(std::uint32_t slot) {
+    return blocks_[slot >> kBlockShift][slot & (kBlockSlots - 1)];
+  }
+  const Slot& slot_at(std::uint32_t slot) const {
+    return blocks_[slot >> kBlockShift][slot & (kBlockSlots - 1)];
+  }
+
+  static void bump_generation(Slot& s) {
+    // Generation 0 is never handed out, so the default EventId{} can never match a slot.
+    if (++s.generation == 0) s.generation = 1;
+  }
+
+  // The free list is intrusive (each free slot names the next), so taking and returning a slot
+  // touches only the slot itself and one index, with no vector to grow.
+  std::uint32_t allocate_slot() {
+    if (free_head_ != kNoSlot) {
+      const std::uint32_t slot = free_head_;
+      free_head_ = slot_at(slot).next_free;
+      return slot;
+    }
+    return grow();
+  }
+  void push_free(Slot& s, std::uint32_t slot) {
+    s.next_free = free_head_;
+    free_head_ = slot;
+  }
+  // Takes a never-used slot, adding a block when the last one is full.
+  std::uint32_t grow();
+
+  EventId enqueue(Time time, std::uint32_t slot, const Slot& s) {
+    heap_.push_back(Entry{});  // grow first; sift_up fills the hole
+    sift_up(heap_.size() - 1, Entry{next_seq_++, time_key(time), slot});
+    ++live_;
+    return EventId{(static_cast<std::uint64_t>(s.generation) << 32) | slot};
+  }
 
   // One branch-free 128-bit comparison, so the compiler can use conditional moves: which child
   // of a heap node is earliest is close to a coin flip, and mispredicted branches dominated pops.
   static bool earlier(const Entry& a, const Entry& b) { return sort_key(a) < sort_key(b); }
 
-  std::uint32_t allocate_slot();
-  void release_slot(std::uint32_t slot);
-  void sift_up(std::size_t hole, Entry entry);
+  void sift_up(std::size_t hole, Entry entry) {
+    while (hole > 0) {
+      const std::size_t parent = (hole - 1) / kArity;
+      if (!earlier(entry, heap_[parent])) break;
+      heap_[hole] = heap_[parent];
+      hole = parent;
+    }
+    heap_[hole] = entry;
+  }
   void sift_down(std::size_t hole, Entry entry);
   // Index of the earliest child of `node`. Precondition: node has at least one child.
   std::size_t earliest_child(std::size_t node) const;
@@ -106,8 +209,9 @@ class EventQueue {
   void sweep_tombstones();
 
   std::vector<Entry> heap_;
-  std::vector<Slot> slots_;
-  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::unique_ptr<Slot[]>> blocks_;
+  std::uint32_t slot_count_ = 0;  // slots ever used; all below it are in blocks_
+  std::uint32_t free_head_ = kNoSlot;
   std::uint64_t next_seq_ = 0;
   std::size_t live_ = 0;
   std::size_t tombstones_ = 0;

@@ -9,9 +9,13 @@
 // can reach the Simulator). They may schedule, cancel and call stop() freely while running.
 #pragma once
 
+#include <cassert>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
+#include <utility>
 
 #include "sim/engine/action.hpp"
 #include "sim/engine/clock.hpp"
@@ -35,11 +39,33 @@ class Simulator {
 
   // Runs `action` at absolute time `t`. Precondition: t >= now(). Events at equal times run in
   // the order they were scheduled.
-  EventId schedule_at(Time t, Action action);
+  EventId schedule_at(Time t, Action action) {
+    assert(t >= now() && "scheduling an event in the past");
+    return queue_.push(t, std::move(action));
+  }
 
   // Runs `action` `delay` after now(). Precondition: delay >= 0. schedule_after(0, a) runs `a`
   // after every event already pending at now().
-  EventId schedule_after(Time delay, Action action);
+  EventId schedule_after(Time delay, Action action) {
+    assert(delay >= 0 && "negative delay");
+    return queue_.push(now() + delay, std::move(action));
+  }
+
+  // The same for a lambda or other callable: it is built directly in the queue's slot instead of
+  // in a temporary Action that is then moved there. Inline, so that callers' schedules inline.
+  template <typename F>
+  requires(!std::same_as<std::remove_cvref_t<F>, Action> &&
+           std::is_invocable_r_v<void, std::decay_t<F>&>) EventId schedule_at(Time t, F&& f) {
+    assert(t >= now() && "scheduling an event in the past");
+    return queue_.emplace(t, std::forward<F>(f));
+  }
+  template <typename F>
+  requires(!std::same_as<std::remove_cvref_t<F>, Action> &&
+           std::is_invocable_r_v<void, std::decay_t<F>&>) EventId
+      schedule_after(Time delay, F&& f) {
+    assert(delay >= 0 && "negative delay");
+    return queue_.emplace(now() + delay, std::forward<F>(f));
+  }
 
   // Removes a pending event. Returns false if it already ran, was cancelled, or is unknown.
   bool cancel(EventId id);
@@ -69,8 +95,15 @@ class Simulator {
   std::optional<Time> next_event_time() const { return queue_.next_time(); }
 
  private:
-  // Pops and runs the earliest event: the ns-3 loop body (pop, check time, set now, run).
-  void run_next();
+  // Pops and runs the earliest event: the ns-3 loop body (pop, check time, set now, run). The
+  // action runs in its queue slot, so nothing is moved per event.
+  void run_next() {
+    queue_.run_next([this](Time t) {
+      assert(t >= now() && "event time went backwards");
+      clock_.advance_to(t);
+      ++events_processed_;
+    });
+  }
 
   VirtualClock clock_;
   EventQueue queue_;

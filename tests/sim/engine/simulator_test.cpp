@@ -4,6 +4,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -272,4 +273,53 @@ TEST_CASE("a virtual clock reads what it was advanced to, through the Clock inte
   clock.advance_to(5 * kMillisecond);
   clock.advance_to(5 * kMillisecond);  // standing still is allowed
   CHECK(as_clock.now() == 5 * kMillisecond);
+}
+
+TEST_CASE("an action keeps its captures intact while it schedules enough events to grow the pool",
+          "[simulator]") {
+  // Actions run in their queue slot; scheduling thousands of events from inside one must not
+  // move or overwrite the running action's captures.
+  Simulator sim;
+  std::vector<int> ran;
+  const std::string label = "a capture long enough to live outside the small-string buffer";
+  sim.schedule_at(1, [&sim, &ran, label] {
+    for (int i = 0; i < 5000; ++i) sim.schedule_at(2, [&ran, i] { ran.push_back(i); });
+    CHECK(label == "a capture long enough to live outside the small-string buffer");
+    ran.push_back(-1);
+  });
+  sim.run();
+  REQUIRE(ran.size() == 5001);
+  CHECK(ran.front() == -1);
+  for (int i = 0; i < 5000; ++i) CHECK(ran[static_cast<std::size_t>(i) + 1] == i);
+  CHECK(sim.pending() == 0);
+}
+
+TEST_CASE("an action that throws is destroyed and its slot reused, later events still run",
+          "[simulator]") {
+  Simulator sim;
+  auto token = std::make_shared<int>(0);
+  sim.schedule_at(1, [token] { throw std::runtime_error("boom"); });
+  int later = 0;
+  sim.schedule_at(2, [&later] { ++later; });
+  CHECK_THROWS_AS(sim.run(), std::runtime_error);
+  CHECK(token.use_count() == 1);  // the thrown-from action (and its capture) is gone
+  sim.run();
+  CHECK(later == 1);
+  // The freed slots are handed out again and run normally.
+  for (int i = 0; i < 10; ++i) sim.schedule_after(1, [&later] { ++later; });
+  sim.run();
+  CHECK(later == 11);
+}
+
+TEST_CASE("prebuilt Actions and lambdas schedule into the same order", "[simulator]") {
+  Simulator sim;
+  std::vector<int> order;
+  Action first = [&order] { order.push_back(0); };
+  sim.schedule_at(5, std::move(first));
+  sim.schedule_at(5, [&order] { order.push_back(1); });
+  sim.schedule_after(5, Action([&order] { order.push_back(2); }));
+  const auto named = [&order] { order.push_back(3); };
+  sim.schedule_after(5, named);  // an lvalue callable is copied in
+  sim.run();
+  CHECK(order == std::vector<int>{0, 1, 2, 3});
 }
