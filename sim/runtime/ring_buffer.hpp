@@ -28,6 +28,13 @@ class RingBuffer {
     --size_;
   }
 
+  // Drops the `count` oldest elements at once.
+  void pop_front(std::size_t count) {
+    assert(count <= size_ && "pop_front past the end of a RingBuffer");
+    head_ = (head_ + count) & mask_;
+    size_ -= count;
+  }
+
   // index 0 is the front (oldest).
   T& operator[](std::size_t index) {
     assert(index < size_);
