@@ -1,12 +1,13 @@
 # One library per source folder. Sources are the folder's own *.cpp files (not its sub-folders);
 # a folder with only headers becomes an INTERFACE library. Tests and benches mirror the tree:
-# tests/<folder>/*_test.cpp -> test_<name>, bench/<folder>/*_bench.cpp -> bench_<name>.
+# tests/<folder>/*_test.cpp -> test_<name>, bench/<folder>/*_bench.cpp -> bench_<name>, linked
+# against the folder's library and, for what only the tests or benches use, TEST_DEPS.
 
 set(FULCRUM_WARNINGS -Wall -Wextra -Wpedantic -Werror)
 set(FULCRUM_DATA_DIR "${PROJECT_SOURCE_DIR}/models/data")
 
 function(fulcrum_library name dir)
-  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/${dir}/*.cpp")
   list(FILTER srcs EXCLUDE REGEX "_main\\.cpp$")  # entry points are executables, not library code
   if(srcs)
@@ -20,8 +21,8 @@ function(fulcrum_library name dir)
     target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR})
     target_link_libraries(${name} INTERFACE ${ARG_DEPS})
   endif()
-  fulcrum_tests(${name} ${dir})
-  fulcrum_bench(${name} ${dir})
+  fulcrum_tests(${name} ${dir} ${ARG_TEST_DEPS})
+  fulcrum_bench(${name} ${dir} ${ARG_TEST_DEPS})
 endfunction()
 
 function(fulcrum_tests name dir)
@@ -34,7 +35,7 @@ function(fulcrum_tests name dir)
   endif()
   string(REPLACE "/" "_" exe "test_${dir}")
   add_executable(${exe} ${srcs} $<TARGET_OBJECTS:fulcrum_catch_main>)
-  target_link_libraries(${exe} PRIVATE ${name} Catch2::Catch2)
+  target_link_libraries(${exe} PRIVATE ${name} ${ARGN} Catch2::Catch2)
   target_compile_options(${exe} PRIVATE ${FULCRUM_WARNINGS})
   target_compile_definitions(${exe} PRIVATE
     FULCRUM_DATA_DIR="${FULCRUM_DATA_DIR}"
@@ -54,7 +55,8 @@ function(fulcrum_bench name dir)
   endif()
   string(REPLACE "/" "_" exe "bench_${dir}")
   add_executable(${exe} ${srcs})
-  target_link_libraries(${exe} PRIVATE ${name} benchmark::benchmark benchmark::benchmark_main)
+  target_link_libraries(${exe} PRIVATE ${name} ${ARGN} benchmark::benchmark
+                        benchmark::benchmark_main)
   target_compile_options(${exe} PRIVATE ${FULCRUM_WARNINGS})
   target_compile_definitions(${exe} PRIVATE
     FULCRUM_DATA_DIR="${FULCRUM_DATA_DIR}"

@@ -18,7 +18,7 @@ void require_positive_rate(double rate, const std::string& stream_name) {
 
 }  // namespace
 
-ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const RngStreams& streams,
+ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const models::RngStreams& streams,
                                const std::string& stream_name, Time end)
     : kind_(Kind::fixed),
       end_(end),

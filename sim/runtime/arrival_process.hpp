@@ -1,7 +1,7 @@
 // ArrivalProcess: the request arrival times of one inference stream, produced one at a time so
 // that each arrival is one engine event that schedules the next (nothing is pre-generated).
 //
-//   ArrivalProcess a(spec.arrivals, RngStreams(seed), "resnet50-0", 600 * kSecond);
+//   ArrivalProcess a(spec.arrivals, models::RngStreams(seed), "resnet50-0", 600 * kSecond);
 //   while (std::optional<Time> t = a.next()) { ... }   // ascending, every t < end
 //
 // Rules (docs/METRICS.md, "Arrival processes"):
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/rng_streams.hpp"
+#include "models/random/rng_streams.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -31,8 +31,8 @@ class ArrivalProcess {
  public:
   // Throws InputError for a rate <= 0 (fixed, poisson), a negative rate or unsorted segments
   // (piecewise), or an unsorted or negative trace.
-  ArrivalProcess(const ArrivalSpec& spec, const RngStreams& streams, const std::string& stream_name,
-                 Time end);
+  ArrivalProcess(const ArrivalSpec& spec, const models::RngStreams& streams,
+                 const std::string& stream_name, Time end);
 
   // The next arrival time, ascending; nullopt once no arrival remains before `end`.
   std::optional<Time> next() {
@@ -73,7 +73,7 @@ class ArrivalProcess {
   double rate_per_s_ = 0;
   double period_ns_ = 0;  // fixed: 1e9 / rate
   double nominal_rate_per_s_ = 0;
-  Rng rng_;
+  models::Rng rng_;
   std::uint64_t count_ = 0;  // arrivals produced (fixed) or within the segment (even)
   double t_s_ = 0;           // poisson: time of the last arrival, in seconds
   std::vector<RateSegment> segments_;

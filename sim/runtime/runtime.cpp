@@ -103,7 +103,7 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
     training_ = std::move(t);
   }
 
-  RngStreams rng(sc.seed);
+  models::RngStreams rng(sc.seed);
   streams_.reserve(sc.inference.size());
   for (std::size_t i = 0; i < sc.inference.size(); ++i) {
     const InferenceStreamSpec& spec = sc.inference[i];

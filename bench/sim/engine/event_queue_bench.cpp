@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "sim/engine/event_queue.hpp"
-#include "sim/engine/rng_streams.hpp"
+#include "models/random/rng_streams.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace {
 
 using fulcrum::sim::EventQueue;
-using fulcrum::sim::Rng;
+using fulcrum::models::Rng;
 using fulcrum::sim::Simulator;
 using fulcrum::sim::Time;
 

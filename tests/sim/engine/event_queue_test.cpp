@@ -7,12 +7,12 @@
 #include <utility>
 #include <vector>
 
-#include "sim/engine/rng_streams.hpp"
+#include "models/random/rng_streams.hpp"
 
 using fulcrum::sim::Action;
 using fulcrum::sim::EventId;
 using fulcrum::sim::EventQueue;
-using fulcrum::sim::Rng;
+using fulcrum::models::Rng;
 using fulcrum::sim::Time;
 
 namespace {

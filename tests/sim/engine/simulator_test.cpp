@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "sim/engine/rng_streams.hpp"
+#include "models/random/rng_streams.hpp"
 
 using fulcrum::sim::Action;
 using fulcrum::sim::EventId;
 using fulcrum::sim::kMillisecond;
 using fulcrum::sim::kSecond;
-using fulcrum::sim::Rng;
+using fulcrum::models::Rng;
 using fulcrum::sim::Simulator;
 using fulcrum::sim::Time;
 

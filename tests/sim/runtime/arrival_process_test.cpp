@@ -6,6 +6,7 @@
 #include "models/error.hpp"
 
 using namespace fulcrum::sim;
+using fulcrum::models::RngStreams;
 
 namespace {
 

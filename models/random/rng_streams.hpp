@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace fulcrum::sim {
+namespace fulcrum::models {
 
 class Rng {
  public:
@@ -72,4 +72,4 @@ class RngStreams {
 // FNV-1a, 64-bit: stable across platforms and runs, unlike std::hash.
 std::uint64_t stable_hash(std::string_view text);
 
-}  // namespace fulcrum::sim
+}  // namespace fulcrum::models

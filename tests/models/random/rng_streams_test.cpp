@@ -1,4 +1,4 @@
-#include "sim/engine/rng_streams.hpp"
+#include "models/random/rng_streams.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-using fulcrum::sim::Rng;
-using fulcrum::sim::RngStreams;
+using fulcrum::models::Rng;
+using fulcrum::models::RngStreams;
 
 namespace {
 
@@ -62,8 +62,8 @@ TEST_CASE("the generator's output is pinned, so runs match on every platform", "
   const std::uint64_t second = rng.next();
   CHECK(first == 0x68d2397997087430ULL);
   CHECK(second == 0x4bd9a773935cc3d0ULL);
-  CHECK(fulcrum::sim::stable_hash("") == 0xcbf29ce484222325ULL);
-  CHECK(fulcrum::sim::stable_hash("a") == 0xaf63dc4c8601ec8cULL);
+  CHECK(fulcrum::models::stable_hash("") == 0xcbf29ce484222325ULL);
+  CHECK(fulcrum::models::stable_hash("a") == 0xaf63dc4c8601ec8cULL);
 }
 
 TEST_CASE("uniform() stays in [0, 1) with mean about 1/2 and variance about 1/12", "[rng]") {

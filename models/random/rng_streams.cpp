@@ -1,9 +1,9 @@
-#include "sim/engine/rng_streams.hpp"
+#include "models/random/rng_streams.hpp"
 
 #include <cassert>
 #include <cmath>
 
-namespace fulcrum::sim {
+namespace fulcrum::models {
 namespace {
 
 // SplitMix64 step: a bijective mixer, so distinct inputs give distinct outputs.
@@ -51,4 +51,4 @@ Rng RngStreams::stream(std::string_view name) const {
   return Rng(splitmix64(y));
 }
 
-}  // namespace fulcrum::sim
+}  // namespace fulcrum::models
