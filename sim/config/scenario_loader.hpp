@@ -17,7 +17,7 @@
 #include "models/device/power_mode.hpp"
 #include "models/error.hpp"
 #include "models/workload/workload.hpp"
-#include "sim/runtime/runner.hpp"
+#include "sim/scenario/run_setup.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fulcrum::sim {

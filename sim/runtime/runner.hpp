@@ -14,19 +14,10 @@
 #include "sim/engine/time.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/run_result.hpp"
+#include "sim/scenario/run_setup.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fulcrum::sim {
-
-// A scenario with every name resolved: what run() needs and nothing it must look up.
-struct RunSetup {
-  const Scenario* scenario = nullptr;
-  const models::DeviceSpec* device = nullptr;
-  models::PowerMode mode;
-  const models::Workload* training_workload = nullptr;       // null: no training job
-  double training_dataset_samples = 0;                       // samples per epoch
-  std::vector<const models::Workload*> inference_workloads;  // one per scenario.inference[i]
-};
 
 // Told how far a run has got: `reached` of `end` simulated nanoseconds. Called kProgressSteps
 // times over a run (every end / kProgressSteps of simulated time, never per event), so it costs

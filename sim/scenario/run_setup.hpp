@@ -1,0 +1,23 @@
+// RunSetup: a scenario with every name resolved against the catalogs -- what a run needs and
+// nothing it must look up. The scenario loader (sim/config) builds it; the runtime consumes it.
+#pragma once
+
+#include <vector>
+
+#include "models/device/device_spec.hpp"
+#include "models/device/power_mode.hpp"
+#include "models/workload/workload.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace fulcrum::sim {
+
+struct RunSetup {
+  const Scenario* scenario = nullptr;
+  const models::DeviceSpec* device = nullptr;
+  models::PowerMode mode;
+  const models::Workload* training_workload = nullptr;       // null: no training job
+  double training_dataset_samples = 0;                       // samples per epoch
+  std::vector<const models::Workload*> inference_workloads;  // one per scenario.inference[i]
+};
+
+}  // namespace fulcrum::sim
