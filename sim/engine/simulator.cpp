@@ -25,7 +25,17 @@ void Simulator::run_until(Time horizon) {
     if (!next || *next > horizon) break;
     run_next();
   }
+  if (wall_ != nullptr) wall_->sleep_until(horizon);
   clock_.advance_to(horizon);
+}
+
+void Simulator::wait_for_wall_clock(Time t) {
+  wall_->sleep_until(t);
+  const Time late = wall_->now() - t;
+  ++lateness_.events;
+  lateness_.total += late;
+  if (late > lateness_.max) lateness_.max = late;
+  if (late > Lateness::kTolerance) ++lateness_.late_events;
 }
 
 }  // namespace fulcrum::sim

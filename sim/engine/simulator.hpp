@@ -7,6 +7,11 @@
 //
 // Actions take no arguments: they capture what they need (usually `this` of their owner, which
 // can reach the Simulator). They may schedule, cancel and call stop() freely while running.
+//
+// Paced by a WallClock (pace_with), it runs in real time, best effort as in ns-3's real-time
+// simulator: each event waits until its time has come on the wall clock; an event that comes due
+// while an earlier action is still running (a backend executing real work) runs as soon as it can,
+// and how late it ran is recorded. now() stays the events' own times either way.
 #pragma once
 
 #include <cassert>
@@ -24,6 +29,16 @@
 #include "sim/engine/time.hpp"
 
 namespace fulcrum::sim {
+
+// How far behind real time the events of a paced run ran (all zero when not paced).
+struct Lateness {
+  static constexpr Time kTolerance = kMillisecond;  // later than this counts as late
+
+  std::uint64_t events = 0;       // events run while paced
+  std::uint64_t late_events = 0;  // of which ran more than kTolerance after their time
+  Time max = 0;                   // the largest lateness
+  Time total = 0;                 // summed over `events` (mean = total / events)
+};
 
 class Simulator {
  public:
@@ -94,18 +109,30 @@ class Simulator {
   // Time of the next pending event, or nullopt if none.
   std::optional<Time> next_event_time() const { return queue_.next_time(); }
 
+  // From now on, runs each event no earlier than its time on `wall` (which must outlive the runs;
+  // restart it so that its 0 is this simulator's now()), and run_until() returns no earlier than
+  // its horizon. nullptr: back to running as fast as possible.
+  void pace_with(const WallClock* wall) { wall_ = wall; }
+  const Lateness& lateness() const { return lateness_; }
+
  private:
   // Pops and runs the earliest event: the ns-3 loop body (pop, check time, set now, run). The
   // action runs in its queue slot, so nothing is moved per event.
   void run_next() {
     queue_.run_next([this](Time t) {
       assert(t >= now() && "event time went backwards");
+      if (wall_ != nullptr) wait_for_wall_clock(t);
       clock_.advance_to(t);
       ++events_processed_;
     });
   }
 
+  // Paced runs: sleeps until `t` on the wall clock, or records how late `t` has come.
+  void wait_for_wall_clock(Time t);
+
   VirtualClock clock_;
+  const WallClock* wall_ = nullptr;
+  Lateness lateness_;
   EventQueue queue_;
   std::uint64_t events_processed_ = 0;
   bool stop_requested_ = false;

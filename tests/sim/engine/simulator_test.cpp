@@ -323,3 +323,48 @@ TEST_CASE("prebuilt Actions and lambdas schedule into the same order", "[simulat
   sim.run();
   CHECK(order == std::vector<int>{0, 1, 2, 3});
 }
+
+TEST_CASE("paced by a wall clock, each event runs no earlier than its time in real time",
+          "[simulator][wall]") {
+  fulcrum::sim::WallClock wall;
+  Simulator sim;
+  sim.pace_with(&wall);
+  std::vector<std::pair<Time, Time>> ran;  // (event time, real time when it ran)
+  for (Time t : {Time{0}, 5 * kMillisecond, 12 * kMillisecond, 20 * kMillisecond}) {
+    sim.schedule_at(t, [&ran, &sim, &wall] { ran.emplace_back(sim.now(), wall.now()); });
+  }
+  wall.restart();
+  sim.run_until(30 * kMillisecond);
+  REQUIRE(ran.size() == 4);
+  for (const auto& [at, real] : ran) CHECK(real >= at);
+  CHECK(wall.now() >= 30 * kMillisecond);  // run_until returns no earlier than its horizon
+  CHECK(sim.now() == 30 * kMillisecond);
+  CHECK(sim.lateness().events == 4);
+}
+
+TEST_CASE("paced by a wall clock, an event due during a long action runs late and says so",
+          "[simulator][wall]") {
+  fulcrum::sim::WallClock wall;
+  Simulator sim;
+  sim.pace_with(&wall);
+  Time second_ran_at = -1;
+  // The first action blocks for 20 ms of real time, as a backend executing real work does; the
+  // second was due 5 ms in, so it runs at least 15 ms late, at its own simulated time.
+  sim.schedule_at(0, [&wall] { wall.sleep_until(20 * kMillisecond); });
+  sim.schedule_at(5 * kMillisecond, [&second_ran_at, &sim] { second_ran_at = sim.now(); });
+  wall.restart();
+  sim.run();
+  CHECK(second_ran_at == 5 * kMillisecond);
+  CHECK(sim.lateness().events == 2);
+  CHECK(sim.lateness().max >= 15 * kMillisecond);
+  CHECK(sim.lateness().late_events >= 1);
+  CHECK(sim.lateness().total >= sim.lateness().max);
+}
+
+TEST_CASE("an unpaced simulator records no lateness", "[simulator]") {
+  Simulator sim;
+  sim.schedule_at(kSecond, [] {});
+  sim.run();
+  CHECK(sim.lateness().events == 0);
+  CHECK(sim.lateness().max == 0);
+}
