@@ -1,6 +1,10 @@
 // Backend: executes one WorkItem and reports its Completion. Synchronous by design: work items
-// are non-preemptive minibatches and scheduling decisions happen only at their boundaries.
-// SimulatedBackend asks a PerfModel; the CUDA backend (backends/cuda/) runs real kernels.
+// are non-preemptive minibatches and scheduling decisions happen only at their boundaries. The
+// runtime asks it for every item it runs; a backend that can answer repeated items from a memo
+// (a deterministic model) keeps that memo itself.
+//
+// Implementations: SimulatedBackend asks a PerfModel; the CUDA backend (backends/cuda/) runs real
+// kernels and measures. make_backend() (backend_factory.hpp) is the one place that picks one.
 #pragma once
 
 #include "backends/work_item.hpp"
@@ -13,9 +17,20 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual const models::DeviceSpec& device() const = 0;
+
+  // Executes `item` (blocking for its real duration when runs_in_real_time()). Throws
+  // InputError for an item it cannot execute (a workload it knows nothing of, a batch size < 1),
+  // naming what is wrong; fulcrum::Error for a failure of the device. Calls are independent:
+  // one item's result does not depend on what ran before it, beyond measurement noise.
   virtual Completion execute(const WorkItem& item) = 0;
+
   // Per-rail power while nothing runs on the GPU in `mode`.
   virtual models::RailPower idle_power(const models::PowerMode& mode) = 0;
+
+  // Whether execute() takes the item's real duration (hardware, or an emulation that sleeps):
+  // such a backend must be driven by the engine's wall clock, so that arrivals are released at
+  // their real times. False: durations are predictions and virtual time may run ahead freely.
+  virtual bool runs_in_real_time() const { return false; }
 };
 
 }  // namespace fulcrum::backends

@@ -1,39 +1,82 @@
 #include "backends/simulated_backend.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cassert>
 #include <cmath>
-#include <cstdint>
 #include <limits>
+#include <string>
+#include <thread>
 
 #include "models/error.hpp"
 
 namespace fulcrum::backends {
 
-SimulatedBackend::SimulatedBackend(const models::DeviceSpec& device, const models::PerfModel& model)
-    : device_(device), model_(model) {}
+namespace {
 
-Completion SimulatedBackend::execute(const WorkItem& item) {
-  if (item.workload == nullptr) throw InputError("work item has no workload");
-  const ItemKey key{reinterpret_cast<std::uintptr_t>(item.workload), static_cast<int>(item.phase),
-                    item.batch_size, item.mode};
-  if (const auto it = completions_.find(key); it != completions_.end()) return it->second;
+std::size_t mix(std::size_t h, std::uint64_t v) {
+  // boost::hash_combine's mixing step, widened to 64 bits.
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
 
+}  // namespace
+
+std::size_t SimulatedBackend::ItemKeyHash::operator()(const ItemKey& k) const {
+  std::size_t h = std::hash<const void*>{}(k.workload);
+  h = mix(h, static_cast<std::uint64_t>(k.phase));
+  h = mix(h, static_cast<std::uint64_t>(k.batch_size));
+  h = mix(h, static_cast<std::uint64_t>(k.mode.cores));
+  h = mix(h, std::bit_cast<std::uint64_t>(k.mode.cpu_khz));
+  h = mix(h, std::bit_cast<std::uint64_t>(k.mode.gpu_hz));
+  h = mix(h, std::bit_cast<std::uint64_t>(k.mode.emc_hz));
+  return mix(h, static_cast<std::uint64_t>(k.mode.gpu_tpcs));
+}
+
+std::chrono::nanoseconds duration_of_prediction(double time_ms, const std::string& model_name,
+                                                const std::string& workload_name) {
+  const double ns = std::round(time_ms * 1e6);
+  if (!(ns >= 0) || ns > static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
+    throw Error("performance model " + model_name + " predicted an unusable time of " +
+                std::to_string(time_ms) + " ms for " + workload_name);
+  }
+  return std::chrono::nanoseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(ns)));
+}
+
+SimulatedBackend::SimulatedBackend(const models::DeviceSpec& device, const models::PerfModel& model,
+                                   Options options)
+    : device_(device), model_(model), options_(options) {}
+
+Completion SimulatedBackend::predict(const WorkItem& item) const {
+  if (item.batch_size < 1) {
+    throw InputError("cannot execute a minibatch of " + std::to_string(item.batch_size) + " " +
+                     item.workload->name() + " samples: the batch size must be >= 1");
+  }
   const models::Prediction p =
       model_.predict({device_, item.mode, *item.workload, item.phase, item.batch_size});
-  const double ns = std::round(p.time_ms * 1e6);
-  if (!(ns >= 0) || ns > static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
-    throw Error("performance model " + model_.name() + " predicted an unusable time of " +
-                std::to_string(p.time_ms) + " ms for " + item.workload->name());
+  if (p.power.power_w.size() != device_.rails.size()) {
+    throw Error("performance model " + model_.name() + " predicted " +
+                std::to_string(p.power.power_w.size()) + " rail powers for " + device_.name +
+                ", which has " + std::to_string(device_.rails.size()) + " rails");
   }
   Completion c;
-  // A minibatch always takes time: a zero duration would let the engine spin at one instant.
-  c.duration = std::chrono::nanoseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(ns)));
+  c.duration = duration_of_prediction(p.time_ms, model_.name(), item.workload->name());
   const double seconds = static_cast<double>(c.duration.count()) * 1e-9;
-  c.rail_energy_j.reserve(p.power.power_w.size());
-  for (double w : p.power.power_w) c.rail_energy_j.push_back(w * seconds);
+  c.rail_energy_j = models::RailValues(p.power.power_w.size());
+  for (std::size_t r = 0; r < p.power.power_w.size(); ++r) {
+    c.rail_energy_j[r] = p.power.power_w[r] * seconds;
+  }
+  c.module_energy_j = p.power.module_w() * seconds;
   c.provenance = p.provenance;
-  completions_.emplace(key, c);
   return c;
+}
+
+Completion SimulatedBackend::execute(const WorkItem& item) {
+  assert(item.workload != nullptr && "a work item always names its workload");
+  const ItemKey key{item.workload, item.phase, item.batch_size, item.mode};
+  auto it = completions_.find(key);
+  if (it == completions_.end()) it = completions_.emplace(key, predict(item)).first;
+  if (options_.real_time) std::this_thread::sleep_for(it->second.duration);
+  return it->second;
 }
 
 models::RailPower SimulatedBackend::idle_power(const models::PowerMode& mode) {

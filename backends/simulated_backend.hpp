@@ -1,15 +1,18 @@
-// SimulatedBackend: executes a WorkItem by asking a PerfModel, memoising one Completion per
-// (workload, phase, batch size, mode) so that the tens of thousands of minibatches of a run cost
-// one model evaluation each distinct item.
+// SimulatedBackend: executes a WorkItem by asking a PerfModel. Deterministic, so it memoises one
+// Completion per (workload, phase, batch size, mode): the tens of thousands of minibatches of a
+// run cost one model evaluation per distinct item, and a repeat costs a hash lookup.
 //
 //   SimulatedBackend backend(orin, analytic_model);
 //   Completion c = backend.execute({&workload, Phase::training, 16, mode});
+//
+// With Options::real_time, execute() also sleeps for the predicted duration: an emulated device
+// for exercising the wall-clock path of the engine without hardware.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
-#include <string>
-#include <tuple>
+#include <unordered_map>
 
 #include "backends/backend.hpp"
 
@@ -17,26 +20,52 @@ namespace fulcrum::backends {
 
 class SimulatedBackend final : public Backend {
  public:
+  struct Options {
+    bool real_time = false;  // execute() sleeps for each item's duration
+  };
+
   // Both must outlive the backend.
-  SimulatedBackend(const models::DeviceSpec& device, const models::PerfModel& model);
+  SimulatedBackend(const models::DeviceSpec& device, const models::PerfModel& model)
+      : SimulatedBackend(device, model, Options{}) {}
+  SimulatedBackend(const models::DeviceSpec& device, const models::PerfModel& model,
+                   Options options);
 
   const models::DeviceSpec& device() const override { return device_; }
   // Duration = predicted time rounded to integer ns (at least 1 ns); energy per rail =
-  // predicted rail power x that duration. Throws InputError for a null workload.
+  // predicted rail power x that duration. InputError for a batch size < 1 or what the model
+  // cannot predict (a table model without rows for the workload).
   Completion execute(const WorkItem& item) override;
   models::RailPower idle_power(const models::PowerMode& mode) override;
+  bool runs_in_real_time() const override { return options_.real_time; }
 
   // Distinct items predicted so far (for tests and reports).
   std::size_t cached_items() const { return completions_.size(); }
 
  private:
-  // The workload is identified by its catalog-owned address: the catalog is immutable.
-  using ItemKey = std::tuple<std::uintptr_t, int, int, models::PowerMode>;
+  struct ItemKey {
+    const models::Workload* workload;
+    models::Phase phase;
+    int batch_size;
+    models::PowerMode mode;
+    bool operator==(const ItemKey&) const = default;
+  };
+  struct ItemKeyHash {
+    std::size_t operator()(const ItemKey& k) const;
+  };
+
+  Completion predict(const WorkItem& item) const;
 
   const models::DeviceSpec& device_;
   const models::PerfModel& model_;
-  std::map<ItemKey, Completion> completions_;
+  Options options_;
+  std::unordered_map<ItemKey, Completion, ItemKeyHash> completions_;
   std::map<models::PowerMode, models::RailPower> idle_;
 };
+
+// The duration a backend reports for a predicted minibatch time: rounded to integer ns, at least
+// 1 ns (a minibatch always takes time: a zero duration would let the engine spin at one instant).
+// Error for a time that is negative, not finite or beyond the clock's range.
+std::chrono::nanoseconds duration_of_prediction(double time_ms, const std::string& model_name,
+                                                const std::string& workload_name);
 
 }  // namespace fulcrum::backends

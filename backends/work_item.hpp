@@ -1,34 +1,33 @@
 // WorkItem and Completion: the unit a Backend executes (one non-preemptive minibatch) and what it
-// reports back (duration and energy per rail).
+// reports back (duration and energy per rail, and how the figures were obtained).
 #pragma once
 
 #include <chrono>
-#include <string>
-#include <vector>
 
 #include "models/device/power_mode.hpp"
+#include "models/device/rail_values.hpp"
 #include "models/perf/perf_model.hpp"
 #include "models/workload/phase_cost.hpp"
+#include "models/workload/workload.hpp"
 
 namespace fulcrum::backends {
 
 struct WorkItem {
-  const models::Workload* workload = nullptr;  // catalog-owned; never null when executed
+  const models::Workload* workload = nullptr;  // catalog-owned; never null (a programming error)
   models::Phase phase = models::Phase::inference;
-  int batch_size = 1;
+  int batch_size = 1;  // >= 1; a smaller one is an InputError
   models::PowerMode mode;
 };
 
 struct Completion {
-  std::chrono::nanoseconds duration{0};  // standalone execution time of the item
-  std::vector<double> rail_energy_j;     // energy per rail (DeviceSpec::rails order) over duration
+  std::chrono::nanoseconds duration{0};  // execution time of the item alone on the GPU; > 0
+  models::RailValues rail_energy_j;      // energy per rail (DeviceSpec::rails order) over duration
+  // The module's energy over duration as its own figure (a meter of the module's input, or the
+  // model's module power): the rails should add up to it, which the conformance test checks.
+  double module_energy_j = 0;
+  // Simulated: where the model's figures came from (measured, interpolated, extrapolated,
+  // modelled). A hardware backend reports `measured`.
   models::Provenance provenance = models::Provenance::modelled;
-
-  double module_energy_j() const {
-    double s = 0;
-    for (double e : rail_energy_j) s += e;
-    return s;
-  }
 };
 
 }  // namespace fulcrum::backends

@@ -65,7 +65,9 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
 }
 
 RunResult simulate(PreparedRun& prepared, RunObserver* observer, ProgressFn progress) {
-  return run(prepared.resolved.setup(), *prepared.backend, observer, std::move(progress));
+  RunSetup setup = prepared.resolved.setup();
+  setup.perf_model = prepared.perf_model.get();
+  return run(setup, *prepared.backend, observer, std::move(progress));
 }
 
 ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesystem::path>& out_dir,

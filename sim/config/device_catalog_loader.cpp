@@ -10,6 +10,7 @@
 
 #include "models/device/power_mode.hpp"
 #include "models/device/power_mode_resolver.hpp"
+#include "models/device/rail_values.hpp"
 #include "models/error.hpp"
 
 namespace fulcrum::sim {
@@ -198,7 +199,12 @@ DeviceSpec parse_device(const YamlNode& root) {
 
   const YamlNode power = root.required("power");
   power.allow_keys({"rails", "sub_rails", "module_peak_w", "idle_w"});
-  d.rails = read_names(power.required("rails"), false);
+  const YamlNode rails = power.required("rails");
+  d.rails = read_names(rails, false);
+  if (d.rails.size() > models::RailValues::kCapacity) {
+    rails.fail("at most " + std::to_string(models::RailValues::kCapacity) +
+               " summed rails are supported, got " + std::to_string(d.rails.size()));
+  }
   if (auto sub = power.optional("sub_rails")) {
     d.sub_rails = read_names(*sub, true);
     for (std::size_t i = 0; i < d.sub_rails.size(); ++i) {

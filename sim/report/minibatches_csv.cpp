@@ -10,9 +10,8 @@ MinibatchesCsv::MinibatchesCsv(std::filesystem::path final_path)
 }
 
 void MinibatchesCsv::on_item(const ItemRecord& item) {
-  double energy_j = 0;
-  for (double e : item.rail_energy_j) energy_j += e;
-  char* p = file_.reserve(std::size_t{10} * kMaxNumberChars);
+  const double energy_j = item.rail_energy_j.sum();
+  char* p = file_.reserve(std::size_t{11} * kMaxNumberChars);
   p = put_integer(p, static_cast<std::int64_t>(item.context));
   *p++ = ',';
   for (const char* k = models::to_string(item.phase); *k != '\0'; ++k) *p++ = *k;
@@ -32,6 +31,8 @@ void MinibatchesCsv::on_item(const ItemRecord& item) {
   p = put_fixed_decimal(p, item.fetch_stall, 6);
   *p++ = ',';
   p = put_double(p, energy_j);
+  *p++ = ',';
+  for (const char* k = models::to_string(item.provenance); *k != '\0'; ++k) *p++ = *k;
   *p++ = '\n';
   file_.commit(p);
 }

@@ -1,6 +1,6 @@
 // MinibatchesCsv: minibatches.csv, one row per executed minibatch (training or inference), in
 // completion order. Columns (docs/METRICS.md): context,kind,item_id,batch_size,start_s,end_s,
-// duration_ms,standalone_ms,fetch_stall_ms,energy_j.
+// duration_ms,standalone_ms,fetch_stall_ms,energy_j,provenance.
 #pragma once
 
 #include <string_view>
@@ -13,7 +13,7 @@ class MinibatchesCsv final : public FileObserver {
  public:
   static constexpr std::string_view kHeader =
       "context,kind,item_id,batch_size,start_s,end_s,duration_ms,standalone_ms,fetch_stall_ms,"
-      "energy_j\n";
+      "energy_j,provenance\n";
 
   explicit MinibatchesCsv(std::filesystem::path final_path);
   void on_item(const ItemRecord& item) override;

@@ -16,8 +16,9 @@ const char* to_string(PowerBudgetKind k) {
 
 // Without a completed request there is no latency to report: null, not a 0 ms that reads as a
 // perfect result.
-void write_latency(JsonWriter& w, const LatencyStats& l, bool any_completed) {
+void write_latency(JsonWriter& w, const std::optional<LatencyStats>& latency) {
   w.key("latency_ms").begin_object();
+  const LatencyStats l = latency.value_or(LatencyStats{});
   const std::pair<const char*, double> fields[] = {{"mean", l.mean_ms},
                                                    {"p50", l.p50_ms},
                                                    {"p95", l.p95_ms},
@@ -25,12 +26,22 @@ void write_latency(JsonWriter& w, const LatencyStats& l, bool any_completed) {
                                                    {"max", l.max_ms}};
   for (const auto& [name, value] : fields) {
     w.key(name);
-    if (any_completed) {
+    if (latency) {
       w.value(value);
     } else {
       w.null();
     }
   }
+  w.end_object();
+}
+
+// How many of a context's items had measured, interpolated, extrapolated or modelled figures.
+void write_provenance(JsonWriter& w, const ProvenanceCounts& p) {
+  w.key("provenance").begin_object();
+  w.key("measured").value(p.measured);
+  w.key("interpolated").value(p.interpolated);
+  w.key("extrapolated").value(p.extrapolated);
+  w.key("modelled").value(p.modelled);
   w.end_object();
 }
 
@@ -55,6 +66,7 @@ void write_training(JsonWriter& w, const std::optional<TrainingResult>& training
   for (double s : t.epoch_time_s) w.value(s);
   w.end_array();
   w.key("gpu_busy_s").value(t.gpu_busy_s);
+  write_provenance(w, t.provenance);
   w.end_object();
 }
 
@@ -69,10 +81,11 @@ void write_stream(JsonWriter& w, const StreamResult& s) {
   w.key("dropped").value(s.dropped);
   w.key("batches").value(s.batches);
   w.key("throughput_per_s").value(s.throughput_per_s);
-  write_latency(w, s.latency, s.completed > 0);
+  write_latency(w, s.latency);
   w.key("stable").value(s.stable);
   if (!s.stable) w.key("unstable_reason").value(s.unstable_reason);
   w.key("gpu_busy_s").value(s.gpu_busy_s);
+  write_provenance(w, s.provenance);
   w.end_object();
 }
 
@@ -124,6 +137,7 @@ std::string summary_json(const RunResult& result, const Scenario& scenario) {
   w.key("gpu_tpcs").value(result.mode.gpu_tpcs);
   w.end_object();
   w.key("gpu_sharing").value(result.gpu_sharing);
+  w.key("perf_model").value(result.perf_model);
   write_training(w, result.training);
   w.key("inference").begin_array();
   for (const StreamResult& s : result.inference) write_stream(w, s);
@@ -176,13 +190,14 @@ std::string format_summary_text(const RunResult& r) {
             t.fetch_stall_s);
   }
   for (const StreamResult& s : r.inference) {
-    if (s.completed > 0) {
+    if (s.latency) {
+      const LatencyStats& l = *s.latency;
       appendf(out,
               "  inference  %-18s bs %-4d %10.4g req/s  latency p50 %s ms  p95 %s ms  p99 %s ms  "
               "max %s ms\n",
-              s.name.c_str(), s.batch_size, s.throughput_per_s,
-              plain_number(s.latency.p50_ms).c_str(), plain_number(s.latency.p95_ms).c_str(),
-              plain_number(s.latency.p99_ms).c_str(), plain_number(s.latency.max_ms).c_str());
+              s.name.c_str(), s.batch_size, s.throughput_per_s, plain_number(l.p50_ms).c_str(),
+              plain_number(l.p95_ms).c_str(), plain_number(l.p99_ms).c_str(),
+              plain_number(l.max_ms).c_str());
     } else {
       appendf(out,
               "  inference  %-18s bs %-4d %10.4g req/s  latency: none (no request completed)\n",

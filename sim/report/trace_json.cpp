@@ -104,8 +104,7 @@ void TraceJson::metadata(int pid, std::optional<int> tid, const char* what, std:
 void TraceJson::on_item(const ItemRecord& item) {
   assert(!first_event_);  // the constructor's metadata came first
   const bool training = item.phase == models::Phase::training;
-  double energy_j = 0;
-  for (double e : item.rail_energy_j) energy_j += e;
+  const double energy_j = item.rail_energy_j.sum();
   char* p = file_.reserve(kEventBytes);
   p = put_literal(p, ",\n{\"ph\":\"X\",\"pid\":");
   p = put_integer(p, static_cast<std::int64_t>(kGpuPid));
@@ -130,7 +129,9 @@ void TraceJson::on_item(const ItemRecord& item) {
   char* number = p;
   p = put_double(p, energy_j);
   if (p == number) p = put_literal(p, "null");
-  p = put_literal(p, "}}");
+  p = put_literal(p, ",\"provenance\":\"");
+  p = put_text(p, models::to_string(item.provenance));
+  p = put_literal(p, "\"}}");
   file_.commit(p);
 }
 

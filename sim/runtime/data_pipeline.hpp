@@ -1,11 +1,14 @@
 // DataPipeline: when a training minibatch's data (fetched from storage and pre-processed on the
 // CPU) is ready for the GPU. The training job asks before each minibatch; the GPU waits for it.
-// Only the compute-only pipeline exists now; the storage/page-cache/worker model plugs in here.
+// make_data_pipeline() is the one place that picks the implementation a scenario asks for
+// (training.data_pipeline); only the compute-only pipeline exists so far.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "sim/engine/time.hpp"
+#include "sim/scenario/scenario.hpp"
 
 namespace fulcrum::sim {
 
@@ -23,10 +26,13 @@ class DataPipeline {
   virtual void on_compute_start(std::uint64_t /*minibatch*/, Time /*at*/) {}
 };
 
-// Data always ready: pure GPU compute, zero fetch stall.
+// Data always ready: pure GPU compute, zero fetch stall (training.data_pipeline: none).
 class ComputeOnlyPipeline final : public DataPipeline {
  public:
   Time ready_at(std::uint64_t /*minibatch*/, Time wanted) override { return wanted; }
 };
+
+// The pipeline the scenario's training job asks for.
+std::unique_ptr<DataPipeline> make_data_pipeline(const TrainingSpec& training);
 
 }  // namespace fulcrum::sim

@@ -34,7 +34,9 @@ class ExclusivePolicy : public GpuSharingPolicy {
 
  protected:
   explicit ExclusivePolicy(GpuHost& host)
-      : host_(host), share_(static_cast<std::size_t>(host.context_count()), 0.0) {}
+      : host_(host),
+        share_(static_cast<std::size_t>(host.context_count()), 0.0),
+        idle_active_w_(host.rail_count(), 0.0) {}
 
   GpuHost& host_;
 
@@ -45,14 +47,14 @@ class ExclusivePolicy : public GpuSharingPolicy {
     assert(!running_ && "at most one item on the GPU");
     const std::optional<int> pick = self().pick_next();
     if (!pick) {
-      host_.set_gpu_state(share_, host_.idle_power_w());  // share_ is all zero here
+      host_.set_gpu_state(share_, idle_active_w_);  // share_ is all zero here
       return;
     }
     const int c = *pick;
     const ItemCost& cost = host_.begin_item(c);
     running_ = c;
     share_[static_cast<std::size_t>(c)] = 1.0;
-    host_.set_gpu_state(share_, cost.rail_power_w);
+    host_.set_gpu_state(share_, cost.rail_active_w);
     host_.simulator().schedule_at(host_.now() + cost.duration, [this] { complete(); });
   }
 
@@ -67,7 +69,8 @@ class ExclusivePolicy : public GpuSharingPolicy {
   }
 
   std::optional<int> running_;
-  std::vector<double> share_;  // one-hot while an item runs, all zero when idle
+  std::vector<double> share_;          // one-hot while an item runs, all zero when idle
+  std::vector<double> idle_active_w_;  // zeros: an idle GPU adds nothing to the baseload
 };
 
 }  // namespace fulcrum::sim

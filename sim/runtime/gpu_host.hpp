@@ -3,34 +3,38 @@
 // Implemented by the runtime; a policy never reaches past it.
 #pragma once
 
+#include <optional>
 #include <span>
-#include <vector>
 
+#include "models/device/rail_values.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/time.hpp"
 
 namespace fulcrum::sim {
 
-// Standalone cost of one work item: its execution time alone on the GPU and per-rail power
-// while it runs (the backend's Completion, energy / duration). Cached per (context, batch size).
+// What a context runs: the training job's minibatches or an inference stream's batches.
+enum class ContextKind { training, inference };
+
+// The item running in a context, as the backend executed it: its time alone on the GPU, and the
+// power it adds per rail over the idle GPU while it runs alone (energy / duration - idle power).
 struct ItemCost {
   Time duration = 0;
-  std::vector<double> rail_power_w;
-  std::vector<double> rail_energy_j;
+  models::RailValues rail_active_w;
 };
 
 class GpuHost {
  public:
-  static constexpr int kTrainingContext = 0;  // contexts 1 + i are inference streams i
-
   virtual ~GpuHost() = default;
 
   virtual Simulator& simulator() = 0;
   Time now() { return simulator().now(); }
 
-  // 1 + number of inference streams (context 0 exists even without a training job; it then
-  // never has work).
+  // Contexts are numbered 0 .. context_count() - 1: the training job first when the run has one,
+  // then the inference streams in scenario order.
   virtual int context_count() const = 0;
+  virtual ContextKind kind(int context) const = 0;
+  // The training job's context, if the run has one.
+  virtual std::optional<int> training_context() const = 0;
 
   // Whether `context` has an item that could start now: an inference context's oldest dispatched
   // batch, or the training job's next minibatch once its data is ready. False while the context
@@ -44,8 +48,9 @@ class GpuHost {
   // A training job exists and has not finished its epochs (it runs until the end otherwise).
   virtual bool is_training_active() const = 0;
 
-  // Takes the ready item of `context` and marks it running from now(). Precondition:
-  // has_ready_work(context). The reference stays valid for the whole run.
+  // Takes the ready item of `context`, executes it on the backend and marks it running from
+  // now(). Precondition: has_ready_work(context). The reference stays valid until
+  // finish_item(context).
   virtual const ItemCost& begin_item(int context) = 0;
 
   // The running item of `context` completed at now(). Never calls back into the policy: new
@@ -54,14 +59,15 @@ class GpuHost {
   // through GpuSharingPolicy::on_work_ready from an event of its own.
   virtual void finish_item(int context) = 0;
 
-  // Per-rail power of the idle GPU in the run's power mode.
-  virtual const std::vector<double>& idle_power_w() const = 0;
+  // Rails of the device (the size of every power vector).
+  virtual std::size_t rail_count() const = 0;
 
   // Declares the GPU's state from now() on, until the next call: share[c] is the fraction of
-  // time context c executes (sum <= 1; all zero = idle), rail_power_w the power drawn. Energy and
-  // busy times are integrated exactly between calls.
+  // time context c executes (sum <= 1; all zero = idle), rail_active_w the power the GPU's work
+  // adds per rail over the idle device (zeros when idle). Energy and busy times are integrated
+  // exactly between calls.
   virtual void set_gpu_state(std::span<const double> share,
-                             std::span<const double> rail_power_w) = 0;
+                             std::span<const double> rail_active_w) = 0;
 };
 
 }  // namespace fulcrum::sim

@@ -14,13 +14,9 @@ std::size_t nearest_rank(double percentile, std::size_t n) {
   return std::clamp<std::size_t>(rank, 1, n);
 }
 
-LatencyStats summarize_latencies(std::vector<Time>& latencies, double extra_percentile,
-                                 double* extra_ms) {
+std::optional<LatencyStats> summarize_latencies(std::vector<Time>& latencies) {
+  if (latencies.empty()) return std::nullopt;
   LatencyStats stats;
-  if (latencies.empty()) {
-    if (extra_ms != nullptr) *extra_ms = 0;
-    return stats;
-  }
   const std::size_t n = latencies.size();
   double sum_ms = 0;
   for (Time t : latencies) sum_ms += to_milliseconds(t);
@@ -32,14 +28,8 @@ LatencyStats summarize_latencies(std::vector<Time>& latencies, double extra_perc
     double percentile;
     double* out_ms;
   };
-  double extra = 0;
-  Wanted wanted[] = {{50, &stats.p50_ms},
-                     {95, &stats.p95_ms},
-                     {99, &stats.p99_ms},
-                     {100, &stats.max_ms},
-                     {extra_percentile, &extra}};
-  std::sort(std::begin(wanted), std::end(wanted),
-            [](const Wanted& a, const Wanted& b) { return a.percentile < b.percentile; });
+  const Wanted wanted[] = {
+      {50, &stats.p50_ms}, {95, &stats.p95_ms}, {99, &stats.p99_ms}, {100, &stats.max_ms}};
   auto lower = latencies.begin();
   for (const Wanted& w : wanted) {
     const auto nth =
@@ -50,7 +40,6 @@ LatencyStats summarize_latencies(std::vector<Time>& latencies, double extra_perc
     }
     *w.out_ms = to_milliseconds(*nth);
   }
-  if (extra_ms != nullptr) *extra_ms = extra;
   return stats;
 }
 

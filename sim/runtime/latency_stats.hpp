@@ -3,6 +3,7 @@
 // one of the observed latencies; p = 100 is the maximum.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "sim/engine/time.hpp"
@@ -13,9 +14,8 @@ namespace fulcrum::sim {
 // 1-based nearest rank of percentile p (0 < p <= 100) among n >= 1 values.
 std::size_t nearest_rank(double percentile, std::size_t n);
 
-// Mean, p50, p95, p99 and max of `latencies` (reordered in place; linear time, no full sort).
-// All zero when empty. `extra_percentile`, when given, is returned through `extra_ms`.
-LatencyStats summarize_latencies(std::vector<Time>& latencies, double extra_percentile = 100,
-                                 double* extra_ms = nullptr);
+// Mean, p50, p95, p99 and max of `latencies` (reordered in place; linear time, no full sort);
+// nullopt when there are none.
+std::optional<LatencyStats> summarize_latencies(std::vector<Time>& latencies);
 
 }  // namespace fulcrum::sim

@@ -4,7 +4,8 @@ namespace fulcrum::sim {
 
 std::optional<int> ManagedPolicy::pick_next() {
   if (std::optional<int> inference = oldest_ready_inference(host_)) return inference;
-  if (host_.has_ready_work(GpuHost::kTrainingContext)) return GpuHost::kTrainingContext;
+  const std::optional<int> training = host_.training_context();
+  if (training && host_.has_ready_work(*training)) return training;
   return std::nullopt;
 }
 

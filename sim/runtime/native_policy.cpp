@@ -1,5 +1,6 @@
 #include "sim/runtime/native_policy.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -17,7 +18,7 @@ NativePolicy::NativePolicy(GpuHost& host, double timeslice_us, double context_sw
     : host_(host),
       slots_(static_cast<std::size_t>(host.context_count())),
       share_(static_cast<std::size_t>(host.context_count()), 0.0),
-      power_w_(host.idle_power_w().size(), 0.0) {
+      active_w_(host.rail_count(), 0.0) {
   if (!(timeslice_us > 0) || !std::isfinite(timeslice_us)) {
     throw InputError("gpu_sharing.timeslice_us must be > 0");
   }
@@ -63,27 +64,25 @@ void NativePolicy::advance() {
 void NativePolicy::replan() {
   host_.simulator().cancel(next_completion_);
   next_completion_ = EventId{};
-  const std::vector<double>& idle = host_.idle_power_w();
+  std::fill(active_w_.begin(), active_w_.end(), 0.0);
   if (active_ == 0) {
     for (double& s : share_) s = 0;
-    host_.set_gpu_state(share_, idle);
+    host_.set_gpu_state(share_, active_w_);
     return;
   }
+  // Context switches run nothing: the GPU draws only the baseload for that share of the time.
   const double r = rate(active_);
-  const double switching = 1.0 - r * static_cast<double>(active_);  // 0 when one context runs
-  for (std::size_t rail = 0; rail < power_w_.size(); ++rail)
-    power_w_[rail] = switching * idle[rail];
   double min_remaining = std::numeric_limits<double>::infinity();
   for (std::size_t c = 0; c < slots_.size(); ++c) {
     const Slot& slot = slots_[c];
     share_[c] = slot.running ? r : 0.0;
     if (!slot.running) continue;
-    for (std::size_t rail = 0; rail < power_w_.size(); ++rail) {
-      power_w_[rail] += r * slot.cost->rail_power_w[rail];
+    for (std::size_t rail = 0; rail < active_w_.size(); ++rail) {
+      active_w_[rail] += r * slot.cost->rail_active_w[rail];
     }
     if (slot.remaining_ns < min_remaining) min_remaining = slot.remaining_ns;
   }
-  host_.set_gpu_state(share_, power_w_);
+  host_.set_gpu_state(share_, active_w_);
   // Rounding up: an item never completes before its standalone work is done.
   const Time delay = static_cast<Time>(std::ceil(std::max(min_remaining, 0.0) / r));
   next_completion_ = host_.simulator().schedule_at(host_.now() + delay, [this] { complete(); });

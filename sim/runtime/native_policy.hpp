@@ -5,8 +5,9 @@
 // Modelled exactly at the fluid level rather than slice by slice (600 s of 1 ms slices would be
 // 600,000 events): while k >= 2 contexts have work, each progresses at
 //     rate(k) = timeslice / (k * (timeslice + context_switch))
-// of its standalone speed, and a context alone runs at full speed (no switches). The GPU draws
-// the share-weighted mix of the running items' powers, plus idle power for the switch time.
+// of its standalone speed, and a context alone runs at full speed (no switches). The GPU's work
+// adds the share-weighted mix of the running items' powers over the idle device; switch time adds
+// nothing.
 // Events happen only when the set of contexts with work changes or an item completes.
 #pragma once
 
@@ -29,8 +30,8 @@ class NativePolicy final : public GpuSharingPolicy {
  private:
   struct Slot {
     bool running = false;
-    double remaining_ns = 0;  // standalone execution time still to do
-    const ItemCost* cost = nullptr;
+    double remaining_ns = 0;         // standalone execution time still to do
+    const ItemCost* cost = nullptr;  // valid while running
   };
 
   void begin(int context);
@@ -45,7 +46,7 @@ class NativePolicy final : public GpuSharingPolicy {
   Time last_ = 0;
   EventId next_completion_;
   std::vector<double> share_;
-  std::vector<double> power_w_;
+  std::vector<double> active_w_;
 };
 
 }  // namespace fulcrum::sim

@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "models/device/rail_values.hpp"
+#include "models/perf/perf_model.hpp"
 #include "models/workload/phase_cost.hpp"
 #include "sim/engine/time.hpp"
 
@@ -28,11 +30,12 @@ struct ItemRecord {
   models::Phase phase = models::Phase::inference;
   std::uint64_t item_id = 0;  // per context, from 0
   int batch_size = 0;
-  Time start = 0;        // first moment it ran on the GPU
-  Time end = 0;          // completion
-  Time standalone = 0;   // its execution time alone on the GPU (the backend's duration)
-  Time fetch_stall = 0;  // training only: data-pipeline stall before it could start
-  std::vector<double> rail_energy_j;  // energy attributed to the item while it ran
+  Time start = 0;                    // first moment it ran on the GPU
+  Time end = 0;                      // completion
+  Time standalone = 0;               // its execution time alone on the GPU (the backend's duration)
+  Time fetch_stall = 0;              // training only: data-pipeline stall before it could start
+  models::RailValues rail_energy_j;  // the backend's energy of the item, per rail
+  models::Provenance provenance = models::Provenance::modelled;  // how its figures were obtained
 };
 
 class RunObserver {

@@ -8,15 +8,44 @@
 #include <vector>
 
 #include "models/device/power_mode.hpp"
+#include "models/perf/perf_model.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace fulcrum::sim {
 
+// Over the completed requests of a stream; absent (std::nullopt) when none completed.
 struct LatencyStats {
   double mean_ms = 0;
   double p50_ms = 0;
   double p95_ms = 0;
   double p99_ms = 0;
   double max_ms = 0;
+};
+
+// How many executed items' figures were measured, interpolated, extrapolated or modelled (the
+// backend's Completion::provenance).
+struct ProvenanceCounts {
+  std::uint64_t measured = 0;
+  std::uint64_t interpolated = 0;
+  std::uint64_t extrapolated = 0;
+  std::uint64_t modelled = 0;
+
+  void add(models::Provenance p) {
+    switch (p) {
+      case models::Provenance::measured:
+        ++measured;
+        return;
+      case models::Provenance::interpolated:
+        ++interpolated;
+        return;
+      case models::Provenance::extrapolated:
+        ++extrapolated;
+        return;
+      case models::Provenance::modelled:
+        ++modelled;
+        return;
+    }
+  }
 };
 
 struct StreamResult {
@@ -29,10 +58,11 @@ struct StreamResult {
   std::uint64_t dropped = 0;    // refused once the stream was found unstable (bounded memory)
   std::uint64_t batches = 0;    // inference minibatches completed
   double throughput_per_s = 0;  // completed / duration
-  LatencyStats latency;         // over completed requests
+  std::optional<LatencyStats> latency;  // over completed requests; absent when none completed
   bool stable = true;
   std::string unstable_reason;  // empty when stable
   double gpu_busy_s = 0;        // time this stream's context was executing on the GPU
+  ProvenanceCounts provenance;  // of its batches' figures
 };
 
 struct TrainingResult {
@@ -47,6 +77,7 @@ struct TrainingResult {
   int epochs_completed = 0;
   std::vector<double> epoch_time_s;  // wall time of each completed epoch
   double gpu_busy_s = 0;
+  ProvenanceCounts provenance;  // of its minibatches' figures
 };
 
 struct PowerResult {
@@ -57,6 +88,10 @@ struct PowerResult {
   double avg_w = 0;         // energy_j / duration
   double max_window_w = 0;  // max over consecutive windows of power_window_s
   double window_s = 1.0;
+  // Energy by source (the idle baseload of the power mode, the GPU's work, ...), in the order the
+  // run added them; they sum to energy_j.
+  std::vector<std::string> sources;
+  std::vector<double> source_energy_j;
 };
 
 struct BudgetResult {
@@ -71,12 +106,16 @@ struct RunResult {
   std::string device;
   models::PowerMode mode;
   std::string gpu_sharing;  // "managed" | "native" | "sequential"
+  std::string perf_model;   // the scenario's performance model: "analytic" | "table"
   std::optional<TrainingResult> training;
   std::vector<StreamResult> inference;
   PowerResult power;
   double gpu_utilization = 0;  // fraction of the run some context executed on the GPU
-  BudgetResult budgets;
+  BudgetResult budgets;        // judge_budgets() of this result (sim/runtime/budgets.hpp)
   std::uint64_t events_processed = 0;
+  // Wall-clock runs only (a backend that runs in real time): how late events ran. Not
+  // deterministic, so it goes to run.json, never to summary.json.
+  std::optional<Lateness> lateness;
 };
 
 }  // namespace fulcrum::sim

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "sim/runtime/budgets.hpp"
 #include "sim/runtime/data_pipeline.hpp"
 #include "sim/runtime/runtime.hpp"
 
@@ -9,10 +10,17 @@ namespace fulcrum::sim {
 
 RunResult run(const RunSetup& setup, backends::Backend& backend, RunObserver* observer,
               ProgressFn progress) {
-  ComputeOnlyPipeline pipeline;
-  Runtime runtime(setup, backend, observer, pipeline);
+  std::unique_ptr<DataPipeline> pipeline;
+  if (setup.scenario != nullptr && setup.scenario->training) {
+    pipeline = make_data_pipeline(*setup.scenario->training);
+  } else {
+    pipeline = std::make_unique<ComputeOnlyPipeline>();  // no training job asks it anything
+  }
+  Runtime runtime(setup, backend, observer, *pipeline);
   runtime.set_progress(std::move(progress));
-  return runtime.run();
+  RunResult result = runtime.run();
+  result.budgets = judge_budgets(result, setup.scenario->budgets);
+  return result;
 }
 
 }  // namespace fulcrum::sim

@@ -1,6 +1,6 @@
 // run(): one event-driven run of a scenario on a backend -- the entry point of the runtime.
 //
-//   RunSetup setup{&scenario, &device, mode, training_workload, {&resnet50}};
+//   RunSetup setup{&scenario, &device, mode, training_workload, samples, {&resnet50}, &model};
 //   RunResult result = run(setup, backend);   // then sim/report writes summary and files
 #pragma once
 
@@ -25,8 +25,10 @@ namespace fulcrum::sim {
 using ProgressFn = std::function<void(Time reached, Time end)>;
 inline constexpr int kProgressSteps = 1000;
 
-// Runs the scenario to its duration. `observer` (may be null) sees every request, item and power
-// change as it happens; `progress` (may be empty) is told how far the run has got.
+// Runs the scenario to its duration: picks the training job's data pipeline
+// (make_data_pipeline), runs, and judges the budgets (judge_budgets). `observer` (may be null)
+// sees every request, item and power change as it happens; `progress` (may be empty) is told how
+// far the run has got. A backend that runs in real time makes it a wall-clock run.
 RunResult run(const RunSetup& setup, backends::Backend& backend, RunObserver* observer = nullptr,
               ProgressFn progress = {});
 

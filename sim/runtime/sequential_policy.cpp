@@ -10,18 +10,20 @@ SequentialPolicy::SequentialPolicy(GpuHost& host)
 std::optional<int> SequentialPolicy::pick_next() {
   if (!host_.is_training_active()) return oldest_ready_inference(host_);
   // The job holds the GPU while it lasts, even while it waits for data.
-  if (host_.has_ready_work(GpuHost::kTrainingContext)) return GpuHost::kTrainingContext;
+  const std::optional<int> training = host_.training_context();
+  if (training && host_.has_ready_work(*training)) return training;
   return std::nullopt;
 }
 
 void SequentialPolicy::on_item_finished(int context) {
-  if (context == GpuHost::kTrainingContext && !host_.is_training_active() && !training_ended_) {
+  if (host_.kind(context) == ContextKind::training && !host_.is_training_active() &&
+      !training_ended_) {
     training_ended_ = host_.now();
   }
 }
 
 std::optional<std::string> SequentialPolicy::starvation_reason(int context) const {
-  if (context == GpuHost::kTrainingContext || !had_training_) return std::nullopt;
+  if (host_.kind(context) == ContextKind::training || !had_training_) return std::nullopt;
   char text[160];
   if (training_ended_) {
     std::snprintf(text, sizeof text,

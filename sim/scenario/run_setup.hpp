@@ -6,6 +6,7 @@
 
 #include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
+#include "models/perf/perf_model.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -18,6 +19,10 @@ struct RunSetup {
   const models::Workload* training_workload = nullptr;       // null: no training job
   double training_dataset_samples = 0;                       // samples per epoch
   std::vector<const models::Workload*> inference_workloads;  // one per scenario.inference[i]
+  // What the runtime predicts items with before they run (how long a full batch takes, for the
+  // stability verdict; a policy's plans): the scenario's performance model. The backend executes
+  // them; in simulation it asks the same model.
+  const models::PerfModel* perf_model = nullptr;
 };
 
 }  // namespace fulcrum::sim

@@ -13,11 +13,23 @@
 
 namespace fulcrum::sim {
 
+// The performance/power model that gives minibatch times and powers (docs/MODEL.md).
+struct AnalyticPerfModel {};  // the calibrated analytic model of the device (the default)
+struct TablePerfModel {
+  std::vector<std::string> paths;  // measured profile CSVs, resolved against the scenario's folder
+};
+using PerfModelChoice = std::variant<AnalyticPerfModel, TablePerfModel>;
+
+inline const char* perf_model_name(const PerfModelChoice& choice) {
+  return std::holds_alternative<TablePerfModel>(choice) ? "table" : "analytic";
+}
+
 // Device and its power mode: a preset by name, or a custom request that snaps to the tables.
 struct DeviceChoice {
   std::string model = "orin-agx-64gb";
   std::optional<std::string> preset;          // "MAXN"; absent when `custom` is set
   std::optional<models::ModeRequest> custom;  // cores, cpu_mhz, gpu_mhz, emc_mhz
+  PerfModelChoice perf_model;
 };
 
 enum class SharingPolicy { managed, native, sequential };
@@ -70,6 +82,19 @@ struct InferenceStreamSpec {
   ArrivalSpec arrivals;
 };
 
+// How a training minibatch's data reaches the GPU (sim/runtime/data_pipeline.hpp).
+enum class DataPipelineKind {
+  none,  // compute only: the data is always ready, no fetch stall
+};
+
+inline const char* to_string(DataPipelineKind kind) {
+  switch (kind) {
+    case DataPipelineKind::none:
+      return "none";
+  }
+  return "none";
+}
+
 struct DataloaderSpec {
   int workers = 4;
   int prefetch_factor = 2;
@@ -82,6 +107,7 @@ struct TrainingSpec {
   int batch_size = 16;        // >= 1
   std::optional<int> epochs;  // absent: train for the whole duration
   DataloaderSpec dataloader;
+  DataPipelineKind data_pipeline = DataPipelineKind::none;
 };
 
 enum class PowerBudgetKind { average, max_window };

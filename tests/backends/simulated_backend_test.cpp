@@ -1,14 +1,21 @@
-// SimulatedBackend: the Backend conformance body, exact energy = power x duration, memoisation.
+// SimulatedBackend: the Backend conformance checks (with the analytic and the table model),
+// exact energy = power x duration, memoisation, and the emulated real-time mode.
 #include "backends/simulated_backend.hpp"
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "backends/backend_factory.hpp"
 #include "models/error.hpp"
 #include "models/perf/analytic_model.hpp"
+#include "models/perf/profile_csv.hpp"
 #include "models/perf/reference_anchors.hpp"
+#include "models/perf/table_model.hpp"
 #include "models/workload/workload_catalog.hpp"
+#include "tests/backends/backend_conformance.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::backends;
@@ -47,32 +54,52 @@ class CountingModel : public models::PerfModel {
   mutable int calls = 0;
 };
 
-// What every Backend must satisfy, whatever executes the work.
-void check_backend_conformance(Backend& backend, const WorkItem& item) {
-  const Completion c = backend.execute(item);
-  CHECK(c.duration.count() > 0);
-  REQUIRE(c.rail_energy_j.size() == backend.device().rails.size());
-  for (double e : c.rail_energy_j) CHECK(e >= 0);
-  const models::RailPower idle = backend.idle_power(item.mode);
-  REQUIRE(idle.power_w.size() == backend.device().rails.size());
-  const double seconds = static_cast<double>(c.duration.count()) * 1e-9;
-  CHECK(idle.module_w() * seconds < c.module_energy_j());
-}
-
 }  // namespace
 
-TEST_CASE("the simulated backend passes the backend conformance checks") {
+TEST_CASE("the simulated backend on the analytic model passes the backend conformance checks") {
   const models::DeviceSpec d = orin();
-  models::AnalyticCoefficients coeffs;
-  const models::AnalyticModel model(coeffs);
+  const models::AnalyticModel model(models::AnalyticCoefficients{});
   SimulatedBackend backend(d, model);
-  for (const char* name : {"resnet50", "lenet5"}) {
+  std::vector<WorkItem> items;
+  for (const char* name : {"resnet50", "lenet5", "bert-base"}) {
     for (Phase phase : {Phase::inference, Phase::training}) {
-      INFO(name);
-      check_backend_conformance(
-          backend, {&models::workload_catalog().get(name), phase, 8, models::maxn_mode(d)});
+      items.push_back({&models::workload_catalog().get(name), phase, 8, models::maxn_mode(d)});
     }
   }
+  models::PowerMode slow = models::maxn_mode(d);
+  slow.gpu_hz = 420750000;
+  items.push_back({&models::workload_catalog().get("resnet50"), Phase::inference, 1, slow});
+  testing::ConformanceCase c;
+  c.items = items;
+  testing::check_backend_conformance(backend, c);
+}
+
+TEST_CASE("the simulated backend on a table model passes the backend conformance checks") {
+  const models::DeviceSpec d = orin();
+  // Two measured modes of resnet50; lenet5 has no rows, so the backend cannot execute it.
+  std::istringstream csv(
+      "workload,cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w\n"
+      "resnet50,12,2201600,1300500000,3199000000,inference,16,50,40\n"
+      "resnet50,12,2201600,420750000,3199000000,inference,16,120,25\n"
+      "resnet50,12,2201600,1300500000,3199000000,training,16,200,45\n");
+  models::TableModel model;
+  model.add_profiles(models::parse_profile_csv(csv, "conformance.csv"));
+  SimulatedBackend backend(d, model);
+  const models::Workload* resnet = &models::workload_catalog().get("resnet50");
+  models::PowerMode between = models::maxn_mode(d);
+  between.gpu_hz = 828750000;
+  testing::ConformanceCase c;
+  c.items = {{resnet, Phase::inference, 16, models::maxn_mode(d)},
+             {resnet, Phase::inference, 8, between},
+             {resnet, Phase::training, 16, models::maxn_mode(d)}};
+  c.unknown_workload = WorkItem{&models::workload_catalog().get("lenet5"), Phase::inference, 16,
+                                models::maxn_mode(d)};
+  testing::check_backend_conformance(backend, c);
+  // Each completion keeps the table's mark: measured at a profiled point, not otherwise.
+  CHECK(backend.execute({resnet, Phase::inference, 16, models::maxn_mode(d)}).provenance ==
+        models::Provenance::measured);
+  CHECK(backend.execute({resnet, Phase::inference, 16, between}).provenance ==
+        models::Provenance::interpolated);
 }
 
 TEST_CASE("energy per rail is the predicted rail power times the rounded duration") {
@@ -88,7 +115,7 @@ TEST_CASE("energy per rail is the predicted rail power times the rounded duratio
   CHECK(c.rail_energy_j[0] == Approx(10 * s));
   CHECK(c.rail_energy_j[1] == Approx(5 * s));
   CHECK(c.rail_energy_j[2] == Approx(3 * s));
-  CHECK(c.module_energy_j() == Approx(18 * s));
+  CHECK(c.module_energy_j == Approx(18 * s));
 }
 
 TEST_CASE("repeated items are predicted once and return identical completions") {
@@ -127,14 +154,6 @@ TEST_CASE("the analytic model through the backend is slower in a slower mode") {
         backend.execute({w, Phase::inference, 16, models::maxn_mode(d)}).duration);
 }
 
-TEST_CASE("a work item without a workload is an input error") {
-  const models::DeviceSpec d = orin();
-  const CountingModel model;
-  SimulatedBackend backend(d, model);
-  CHECK_THROWS_AS(backend.execute({nullptr, Phase::inference, 1, models::maxn_mode(d)}),
-                  InputError);
-}
-
 TEST_CASE("idle power is passed through from the model per rail") {
   const models::DeviceSpec d = orin();
   const CountingModel model;
@@ -142,4 +161,48 @@ TEST_CASE("idle power is passed through from the model per rail") {
   const models::RailPower idle = backend.idle_power(models::maxn_mode(d));
   CHECK(idle.power_w == std::vector<double>{2, 1, 3});
   CHECK(idle.module_w() == Approx(6));
+}
+
+TEST_CASE("in real-time mode the simulated backend blocks for each item's duration") {
+  const models::DeviceSpec d = orin();
+  const CountingModel model;  // 1.2345678 ms per sample
+  SimulatedBackend backend(d, model, {.real_time = true});
+  CHECK(backend.runs_in_real_time());
+  CHECK_FALSE(SimulatedBackend(d, model).runs_in_real_time());
+  const WorkItem item{&models::workload_catalog().get("resnet18"), Phase::inference, 8,
+                      models::maxn_mode(d)};
+  const auto start = std::chrono::steady_clock::now();
+  const Completion c = backend.execute(item);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(waited >= c.duration);  // 9.88 ms; only the lower bound is certain on a busy machine
+}
+
+TEST_CASE("make_backend builds the simulated backend and refuses what this build lacks") {
+  const models::DeviceSpec d = orin();
+  const CountingModel model;
+  const auto backend = make_backend("sim", {.device = &d, .perf_model = &model});
+  REQUIRE(backend != nullptr);
+  CHECK(&backend->device() == &d);
+  CHECK_FALSE(backend->runs_in_real_time());
+  CHECK(make_backend("sim", {.device = &d, .perf_model = &model, .real_time = true})
+            ->runs_in_real_time());
+  const std::vector<std::string> available = available_backends();
+  REQUIRE_FALSE(available.empty());
+  CHECK(available.front() == "sim");
+  for (const std::string& name : available) {
+    CHECK(std::find(backend_names().begin(), backend_names().end(), name) != backend_names().end());
+  }
+  const auto error_of = [&](const char* name) {
+    try {
+      make_backend(name, {.device = &d, .perf_model = &model});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("gpu") == "--backend: 'gpu' is not a backend (backends: sim, cuda) (available: " +
+                               std::string(available.size() == 1 ? "sim" : "sim, cuda") + ")");
+  if (available.size() == 1) {
+    CHECK(error_of("cuda") == "--backend: 'cuda' is not available in this build (available: sim)");
+  }
 }

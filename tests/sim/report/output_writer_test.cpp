@@ -57,6 +57,7 @@ void replay_small_run(RunObserver& o) {
   b.end = 140 * kMs;
   b.standalone = 50 * kMs;
   b.rail_energy_j = {0.75, 0.25, 0.2};
+  b.provenance = fulcrum::models::Provenance::extrapolated;
   o.on_item(b);
   for (std::uint64_t id = 0; id < 2; ++id) {
     o.on_request(
@@ -103,13 +104,13 @@ TEST_CASE("CSV headers are exact and every measured column names its unit") {
         "stream,request_id,batch_id,arrival_s,dispatch_s,start_s,completion_s,latency_ms\n");
   CHECK(MinibatchesCsv::kHeader ==
         "context,kind,item_id,batch_size,start_s,end_s,duration_ms,standalone_ms,"
-        "fetch_stall_ms,energy_j\n");
+        "fetch_stall_ms,energy_j,provenance\n");
   CHECK(PowerCsv::header(testing::orin_rails()) ==
         "time_s,VDD_GPU_SOC_w,VDD_CPU_CV_w,VIN_SYS_5V0_w,module_w\n");
 
-  // Identifiers and counts are unitless; everything else carries a unit suffix.
-  const std::set<std::string> unitless{"stream", "request_id", "batch_id",  "context",
-                                       "kind",   "item_id",    "batch_size"};
+  // Identifiers, counts and labels are unitless; everything else carries a unit suffix.
+  const std::set<std::string> unitless{"stream", "request_id", "batch_id",   "context",
+                                       "kind",   "item_id",    "batch_size", "provenance"};
   for (std::string header :
        {std::string(RequestsCsv::kHeader), std::string(MinibatchesCsv::kHeader),
         PowerCsv::header(testing::orin_rails())}) {
@@ -137,9 +138,9 @@ TEST_CASE("the output writer streams the rows it is given") {
 
   const auto items = lines_of(read_file(dir.path() / "minibatches.csv"));
   REQUIRE(items.size() == 4);
-  CHECK(items[1] == "0,training,0,16,0.01,0.09,80,80,2.5,2.4");
-  CHECK(items[2] == "1,inference,0,2,0.09,0.14,50,50,0,1.2");
-  CHECK(items[3] == "1,inference,1,2,0.14,0.19,50,50,0,1.2");
+  CHECK(items[1] == "0,training,0,16,0.01,0.09,80,80,2.5,2.4,modelled");
+  CHECK(items[2] == "1,inference,0,2,0.09,0.14,50,50,0,1.2,extrapolated");
+  CHECK(items[3] == "1,inference,1,2,0.14,0.19,50,50,0,1.2,extrapolated");
 }
 
 TEST_CASE("power samples take the piecewise-constant value at each sample time") {

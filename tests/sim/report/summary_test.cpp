@@ -66,8 +66,25 @@ TEST_CASE("the summary keeps a fixed top-level key order") {
   std::vector<std::string> keys;
   for (const auto& [k, v] : doc.members) keys.push_back(k);
   CHECK(keys == std::vector<std::string>{"scenario", "seed", "duration_s", "device", "power_mode",
-                                         "gpu_sharing", "training", "inference", "power",
-                                         "energy_j", "gpu", "budgets"});
+                                         "gpu_sharing", "perf_model", "training", "inference",
+                                         "power", "energy_j", "gpu", "budgets"});
+}
+
+TEST_CASE("the summary names the performance model and counts each context's provenances") {
+  RunResult result = testing::small_result();
+  result.perf_model = "table";
+  result.training->provenance.measured = 28;
+  result.training->provenance.interpolated = 2;
+  result.inference[0].provenance.extrapolated = 149;
+  const auto doc = parse_json(summary_json(result, testing::small_scenario()));
+  CHECK(doc.path("perf_model").text == "table");
+  CHECK(doc.path("training.provenance.measured").number == 28);
+  CHECK(doc.path("training.provenance.interpolated").number == 2);
+  CHECK(doc.path("training.provenance.extrapolated").number == 0);
+  CHECK(doc.path("training.provenance.modelled").number == 0);
+  const JsonValue& stream = doc.at("inference").items[0];
+  CHECK(stream.at("provenance").at("extrapolated").number == 149);
+  CHECK(stream.at("provenance").at("measured").number == 0);
 }
 
 TEST_CASE("an unstable stream carries its reason") {
@@ -120,7 +137,7 @@ TEST_CASE("the text summary shows every headline number with its unit") {
 TEST_CASE("a stream that completed no request reports null latencies, not zero") {
   RunResult result = testing::small_result();
   result.inference[0].completed = 0;
-  result.inference[0].latency = LatencyStats{};
+  result.inference[0].latency = std::nullopt;
   const auto doc = parse_json(summary_json(result, testing::small_scenario()));
   const JsonValue& latency = doc.at("inference").items[0].at("latency_ms");
   for (const char* key : {"mean", "p50", "p95", "p99", "max"}) {
@@ -134,7 +151,7 @@ TEST_CASE("a stream that completed no request reports null latencies, not zero")
 
 TEST_CASE("the text summary writes long latencies and long reasons in full") {
   RunResult result = testing::small_result();
-  result.inference[0].latency.p99_ms = 26430.4;
+  result.inference[0].latency->p99_ms = 26430.4;
   result.inference[0].stable = false;
   result.inference[0].unstable_reason = std::string(600, 'x') + " end of reason";
   const std::string text = format_summary_text(result);

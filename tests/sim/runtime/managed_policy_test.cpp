@@ -45,8 +45,8 @@ TEST_CASE("managed: no latency exceeds fill time plus one training and one infer
   const StreamResult& s = r.inference[0];
   CHECK(s.stable);
   CHECK(s.completed > 5'000);
-  CHECK(s.latency.max_ms <= 30.0 + 80.0 + 20.0 + 1e-9);
-  CHECK(s.latency.max_ms >= s.latency.p99_ms);
+  CHECK(s.latency->max_ms <= 30.0 + 80.0 + 20.0 + 1e-9);
+  CHECK(s.latency->max_ms >= s.latency->p99_ms);
   CHECK(r.budgets.latency_met == true);
   REQUIRE(r.training.has_value());
   CHECK(r.training->minibatches > 0);
@@ -94,6 +94,6 @@ TEST_CASE("managed: an idle GPU starts a batch the moment it is dispatched") {
   const RunResult r = h.run(&obs);
   REQUIRE(obs.requests.size() == 10);
   for (const RequestRecord& q : obs.requests) CHECK(q.start == q.dispatch);
-  CHECK(r.inference[0].latency.max_ms == Approx(105.0));  // waits 100 ms for its partner
-  CHECK(r.inference[0].latency.p50_ms == Approx(5.0));
+  CHECK(r.inference[0].latency->max_ms == Approx(105.0));  // waits 100 ms for its partner
+  CHECK(r.inference[0].latency->p50_ms == Approx(5.0));
 }

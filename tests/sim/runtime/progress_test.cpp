@@ -64,5 +64,5 @@ TEST_CASE("a run reporting progress gives exactly the results of one that does n
   }
   CHECK(with.result.events_processed == without.result.events_processed);
   CHECK(with.result.power.energy_j == without.result.power.energy_j);
-  CHECK(with.result.inference[0].latency.p99_ms == without.result.inference[0].latency.p99_ms);
+  CHECK(with.result.inference[0].latency->p99_ms == without.result.inference[0].latency->p99_ms);
 }

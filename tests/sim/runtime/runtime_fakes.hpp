@@ -7,11 +7,13 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "backends/backend.hpp"
 #include "models/device/device_spec.hpp"
+#include "models/perf/perf_model.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/runner.hpp"
@@ -42,8 +44,8 @@ inline models::DeviceSpec fake_device() {
 }
 
 // Time of an item = fixed_ms + per_sample_ms x batch size; power per rail constant per
-// (workload, phase). Counts execute() calls.
-class FakeBackend final : public backends::Backend {
+// (workload, phase); idle power as set.
+class FakePerfModel final : public models::PerfModel {
  public:
   struct Cost {
     double fixed_ms = 0;
@@ -51,31 +53,71 @@ class FakeBackend final : public backends::Backend {
     std::vector<double> power_w{10, 2, 3};
   };
 
-  FakeBackend() : device_(fake_device()) {}
-
   void set(const models::Workload& w, models::Phase phase, Cost cost) {
     costs_[{&w, phase}] = std::move(cost);
   }
   void set_idle(std::vector<double> power_w) { idle_w_ = std::move(power_w); }
 
+  std::string name() const override { return "fake"; }
+  models::Prediction predict(const models::PerfQuery& q) const override {
+    const Cost& c = costs_.at({&q.workload, q.phase});
+    return {c.fixed_ms + c.per_sample_ms * q.batch_size, {c.power_w}, models::Provenance::modelled};
+  }
+  models::RailPower idle_power(const models::DeviceSpec&, const models::PowerMode&) const override {
+    return {idle_w_};
+  }
+
+ private:
+  std::map<std::pair<const models::Workload*, models::Phase>, Cost> costs_;
+  std::vector<double> idle_w_{1, 1, 1};
+};
+
+// A Backend with FakePerfModel's figures (duration rounded to the nanosecond, energy = power x
+// the unrounded time) that records every item it executes. With `sleep`, execute() blocks for
+// the item's duration in real time, as a device does; with slowdown_per_call_ms, no two calls
+// give the same duration (a runtime that replayed an earlier answer would show).
+class FakeBackend final : public backends::Backend {
+ public:
+  using Cost = FakePerfModel::Cost;
+
+  FakeBackend() : device_(fake_device()) {}
+
+  void set(const models::Workload& w, models::Phase phase, Cost cost) {
+    model_.set(w, phase, std::move(cost));
+  }
+  void set_idle(std::vector<double> power_w) { model_.set_idle(std::move(power_w)); }
+  const FakePerfModel& model() const { return model_; }
+
   const models::DeviceSpec& device() const override { return device_; }
   backends::Completion execute(const backends::WorkItem& item) override {
     ++calls;
-    const Cost& c = costs_.at({item.workload, item.phase});
-    const double ms = c.fixed_ms + c.per_sample_ms * item.batch_size;
+    executed.push_back(item);
+    const models::Prediction p =
+        model_.predict({device_, item.mode, *item.workload, item.phase, item.batch_size});
+    const double ms = p.time_ms + slowdown_per_call_ms * (calls - 1);
     backends::Completion done;
     done.duration = std::chrono::nanoseconds(std::llround(ms * 1e6));
-    for (double p : c.power_w) done.rail_energy_j.push_back(p * ms * 1e-3);
+    done.rail_energy_j = models::RailValues(p.power.power_w.size());
+    for (std::size_t r = 0; r < p.power.power_w.size(); ++r) {
+      done.rail_energy_j[r] = p.power.power_w[r] * ms * 1e-3;
+    }
+    done.module_energy_j = p.power.module_w() * ms * 1e-3;
+    if (sleep) std::this_thread::sleep_for(done.duration);
     return done;
   }
-  models::RailPower idle_power(const models::PowerMode&) override { return {idle_w_}; }
+  models::RailPower idle_power(const models::PowerMode& mode) override {
+    return model_.idle_power(device_, mode);
+  }
+  bool runs_in_real_time() const override { return sleep; }
 
   int calls = 0;
+  std::vector<backends::WorkItem> executed;
+  bool sleep = false;
+  double slowdown_per_call_ms = 0;  // call k (from 0) takes k x this longer, as if the GPU warmed
 
  private:
   models::DeviceSpec device_;
-  std::map<std::pair<const models::Workload*, models::Phase>, Cost> costs_;
-  std::vector<double> idle_w_{1, 1, 1};
+  FakePerfModel model_;
 };
 
 struct PowerStep {
@@ -153,6 +195,7 @@ struct Harness {
     for (std::size_t i = 0; i < scenario.inference.size(); ++i) {
       setup.inference_workloads.push_back(&infer);
     }
+    setup.perf_model = &backend.model();
     return sim::run(setup, backend, observer, std::move(progress));
   }
 };

@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <map>
 
 #include "models/error.hpp"
 #include "runtime_fakes.hpp"
+#include "sim/runtime/budgets.hpp"
 
 using namespace fulcrum::sim;
 using namespace fulcrum::sim::testing;
@@ -36,8 +38,8 @@ TEST_CASE("a partial batch is dispatched when its oldest request has waited max_
   REQUIRE(obs.items.size() >= 30);
   for (const ItemRecord& it : obs.items) CHECK(it.batch_size == 3);
   CHECK(obs.requests.front().dispatch == 25 * kMillisecond);
-  CHECK(r.inference[0].latency.max_ms == Approx(30.0));  // waited 25, ran 5
-  CHECK(r.inference[0].latency.p50_ms == Approx(20.0));
+  CHECK(r.inference[0].latency->max_ms == Approx(30.0));  // waited 25, ran 5
+  CHECK(r.inference[0].latency->p50_ms == Approx(20.0));
   CHECK(r.inference[0].batches == obs.items.size());
 }
 
@@ -72,7 +74,7 @@ TEST_CASE("the same seed gives the same run and a different seed a different one
   const auto [c, arrivals_c] = once(12);
   CHECK(arrivals_a == arrivals_b);
   CHECK(a.inference[0].arrived == b.inference[0].arrived);
-  CHECK(a.inference[0].latency.p99_ms == b.inference[0].latency.p99_ms);
+  CHECK(a.inference[0].latency->p99_ms == b.inference[0].latency->p99_ms);
   CHECK(a.training->minibatches == b.training->minibatches);
   CHECK(a.power.energy_j == b.power.energy_j);
   CHECK(arrivals_a != arrivals_c);
@@ -245,7 +247,7 @@ TEST_CASE("batch 16 at 51.6 ms against 100 requests/s alone is stable") {
   CHECK(s.stable);
   CHECK(s.unstable_reason.empty());
   CHECK(s.queued <= 16);  // at most the batch in flight at the end
-  CHECK(s.latency.max_ms == Approx(150 + 51.6));
+  CHECK(s.latency->max_ms == Approx(150 + 51.6));
 }
 
 TEST_CASE(
@@ -323,13 +325,138 @@ TEST_CASE("settings a run cannot honour are input errors") {
   CHECK_THROWS_AS(h.run(), fulcrum::InputError);
 }
 
-TEST_CASE("completions are asked of the backend once per context and batch size") {
+TEST_CASE("the backend executes every item the run starts, in the order they start") {
   Harness h;
   h.scenario = base_scenario(30.0);
   h.scenario.training = training_spec(16);
   h.scenario.inference.push_back(stream_spec("s0", 8, FixedArrivals{100}, 20.0));
   h.backend.set(h.train, Phase::training, {30, 0});
   h.backend.set(h.infer, Phase::inference, {5, 0});
-  h.run();
-  CHECK(h.backend.calls <= 1 + 8);
+  RecordingObserver obs;
+  h.run(&obs);
+  // Managed sharing completes items in the order they start; at most one is still running.
+  REQUIRE(obs.items.size() > 1000);
+  REQUIRE(h.backend.executed.size() >= obs.items.size());
+  CHECK(h.backend.executed.size() - obs.items.size() <= 1);
+  for (std::size_t i = 0; i < obs.items.size(); ++i) {
+    INFO("item " << i);
+    REQUIRE(h.backend.executed[i].phase == obs.items[i].phase);
+    REQUIRE(h.backend.executed[i].batch_size == obs.items[i].batch_size);
+  }
+}
+
+TEST_CASE("each item runs as long as the backend said for that item, never a replayed answer") {
+  Harness h;
+  h.scenario = base_scenario(2.0);
+  h.scenario.training = training_spec(16);
+  h.scenario.inference.push_back(stream_spec("s0", 4, FixedArrivals{100}));
+  h.backend.set(h.train, Phase::training, {30, 0});
+  h.backend.set(h.infer, Phase::inference, {5, 0});
+  h.backend.slowdown_per_call_ms = 0.25;  // call k takes k x 0.25 ms longer than the model says
+  RecordingObserver obs;
+  h.run(&obs);
+  REQUIRE(obs.items.size() > 20);
+  for (std::size_t k = 0; k < obs.items.size(); ++k) {
+    INFO("item " << k);
+    const double base_ms = obs.items[k].phase == Phase::training ? 30 : 5;
+    CHECK(to_milliseconds(obs.items[k].standalone) == Approx(base_ms + 0.25 * k));
+    CHECK(obs.items[k].end - obs.items[k].start == obs.items[k].standalone);
+  }
+}
+
+TEST_CASE("a wall-clock run releases arrivals no earlier than their real times") {
+  Harness h;
+  h.scenario = base_scenario(0.3);
+  h.scenario.training = training_spec(16);
+  h.scenario.inference.push_back(stream_spec("s0", 2, FixedArrivals{50}));
+  h.backend.set(h.train, Phase::training, {25, 0});
+  h.backend.set(h.infer, Phase::inference, {8, 0});
+  h.backend.sleep = true;  // a backend that runs in real time makes it a wall-clock run
+
+  // Records, for every arrival, how much real time had passed since the run began.
+  struct ArrivalClock final : RunObserver {
+    std::chrono::steady_clock::time_point begin = std::chrono::steady_clock::now();
+    std::vector<std::pair<Time, Time>> seen;  // (simulated time, real time since begin)
+    void on_queue_length(int, Time at, std::size_t queued) override {
+      if (queued == 0) return;  // a dispatch, not an arrival
+      seen.emplace_back(at, (std::chrono::steady_clock::now() - begin).count());
+    }
+  } clock;
+  const auto begin = std::chrono::steady_clock::now();
+  clock.begin = begin;
+  const RunResult r = h.run(&clock);
+  const auto wall = std::chrono::steady_clock::now() - begin;
+
+  CHECK(wall >= std::chrono::milliseconds(300));  // a 0.3 s run lasts at least 0.3 s
+  REQUIRE(clock.seen.size() >= 5);                // every other arrival (batches of 2)
+  for (const auto& [at, real] : clock.seen) CHECK(real >= at);
+  REQUIRE(r.lateness.has_value());
+  CHECK(r.lateness->events == r.events_processed);
+  CHECK(r.lateness->max >= 0);
+  // Virtual time is the events' own: the results are those of a virtual run of the same setup.
+  Harness v;
+  v.scenario = h.scenario;
+  v.backend.set(v.train, Phase::training, {25, 0});
+  v.backend.set(v.infer, Phase::inference, {8, 0});
+  const RunResult virtual_run = v.run();
+  CHECK_FALSE(virtual_run.lateness.has_value());
+  CHECK(r.inference[0].completed == virtual_run.inference[0].completed);
+  CHECK(r.training->minibatches == virtual_run.training->minibatches);
+  CHECK(r.power.energy_j == virtual_run.power.energy_j);
+}
+
+TEST_CASE("native time-slicing on a backend that runs in real time is refused") {
+  Harness h;
+  h.scenario = base_scenario(1.0, SharingPolicy::native);
+  h.scenario.inference.push_back(stream_spec("s0", 2, FixedArrivals{50}));
+  h.backend.set(h.infer, Phase::inference, {8, 0});
+  h.backend.sleep = true;
+  CHECK_THROWS_AS(h.run(), fulcrum::InputError);
+}
+
+TEST_CASE("energy is split by source: the mode's baseload all run long, the GPU's work on top") {
+  Harness h;
+  h.scenario = base_scenario(1.0);
+  h.scenario.training = training_spec(16, 1);
+  h.dataset_samples = 48;  // 3 minibatches of 100 ms
+  h.backend.set(h.train, Phase::training, {100, 0, {10, 5, 2}});
+  h.backend.set_idle({1, 1, 1});
+  const RunResult r = h.run();
+  REQUIRE(r.power.sources == std::vector<std::string>{"baseload", "gpu"});
+  CHECK(r.power.source_energy_j[0] == Approx(3.0));             // 3 W for 1 s
+  CHECK(r.power.source_energy_j[1] == Approx(0.3 * (17 - 3)));  // 14 W more for 0.3 s
+}
+
+TEST_CASE("budgets are judged from the result by the same rule a search uses") {
+  RunResult r;
+  StreamResult s;
+  s.arrived = 100;
+  s.completed = 100;
+  s.latency = LatencyStats{10, 20, 30, 40, 50};
+  r.inference.push_back(s);
+  r.power.avg_w = 12;
+  r.power.max_window_w = 18;
+  Budgets b;
+  b.latency_ms = 35;
+  b.latency_percentile = 95;
+  b.power_w = 15;
+  BudgetResult v = judge_budgets(r, b);
+  CHECK(v.latency_met == true);  // p95 30 ms
+  CHECK(v.power_met == true);    // average 12 W
+  b.latency_percentile = 99;     // p99 40 ms
+  b.power_kind = PowerBudgetKind::max_window;
+  v = judge_budgets(r, b);
+  CHECK(v.latency_met == false);
+  CHECK(v.power_met == false);  // 18 W in the worst window
+  b.latency_percentile = 100;
+  b.latency_ms = 50;
+  CHECK(judge_budgets(r, b).latency_met == true);  // max 50 ms is within 50 ms
+  r.inference[0].stable = false;
+  CHECK(judge_budgets(r, b).latency_met == false);  // an unstable stream never meets it
+  r.inference[0].stable = true;
+  r.inference[0].completed = 0;
+  r.inference[0].latency.reset();
+  CHECK(judge_budgets(r, b).latency_met == false);  // arrivals but nothing served
+  CHECK_FALSE(judge_budgets(r, Budgets{}).latency_met.has_value());
+  CHECK_FALSE(judge_budgets(r, Budgets{}).power_met.has_value());
 }

@@ -1,0 +1,53 @@
+#include "backends/backend_factory.hpp"
+
+#include <algorithm>
+
+#include "backends/simulated_backend.hpp"
+#include "models/error.hpp"
+
+namespace fulcrum::backends {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+const std::vector<std::string>& backend_names() {
+  static const std::vector<std::string> names{"sim", "cuda"};
+  return names;
+}
+
+std::vector<std::string> available_backends() {
+  std::vector<std::string> names{"sim"};
+#ifdef FULCRUM_CUDA_BACKEND
+  names.emplace_back("cuda");
+#endif
+  return names;
+}
+
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
+  const std::vector<std::string> available = available_backends();
+  if (std::find(available.begin(), available.end(), name) == available.end()) {
+    const std::vector<std::string>& known = backend_names();
+    const bool is_known = std::find(known.begin(), known.end(), name) != known.end();
+    throw InputError(std::nullopt, "--backend",
+                     "'" + std::string(name) + "' " +
+                         (is_known ? "is not available in this build"
+                                   : "is not a backend (backends: " + joined(known) + ")") +
+                         " (available: " + joined(available) + ")");
+  }
+  if (options.device == nullptr) throw Error("make_backend: no device given");
+  if (name == "sim") {
+    if (options.perf_model == nullptr) throw Error("make_backend: sim needs a performance model");
+    return std::make_unique<SimulatedBackend>(*options.device, *options.perf_model,
+                                              SimulatedBackend::Options{options.real_time});
+  }
+  throw Error("make_backend: '" + std::string(name) + "' is listed as available but not built");
+}
+
+}  // namespace fulcrum::backends

@@ -1,0 +1,38 @@
+// make_backend: the one place that turns a backend's name into a Backend. Every verb that runs
+// work items (run, and later optimize, profile, validate) goes through it, so a new backend is one
+// entry here and nothing else asks which backend it has.
+//
+//   auto backend = make_backend("sim", {.device = &orin, .perf_model = &model});
+//   for (const std::string& name : available_backends()) std::cout << name << "\n";
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "models/device/device_spec.hpp"
+#include "models/perf/perf_model.hpp"
+
+namespace fulcrum::backends {
+
+struct BackendOptions {
+  const models::DeviceSpec* device = nullptr;     // the device the run is for; required
+  const models::PerfModel* perf_model = nullptr;  // what `sim` asks; required for it
+  bool real_time = false;  // `sim`: sleep for each item's duration (an emulated device)
+};
+
+// Every backend Fulcrum knows, whether or not this build has it: "sim", "cuda".
+const std::vector<std::string>& backend_names();
+
+// The backends this build can run: "sim" always; "cuda" when it was built with the CUDA backend
+// (CMake found nvcc and backends/cuda/ has the backend).
+std::vector<std::string> available_backends();
+
+// The backend called `name`, built for options.device. InputError (key path "--backend") for a
+// name that is unknown or not in this build, naming what is available; the device and the objects
+// the options point to must outlive the backend.
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options);
+
+}  // namespace fulcrum::backends

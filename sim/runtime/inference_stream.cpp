@@ -1,0 +1,138 @@
+#include "sim/runtime/inference_stream.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <utility>
+
+#include "models/error.hpp"
+
+namespace fulcrum::sim {
+
+namespace {
+
+constexpr std::size_t kMinQueueCap = 10'000;  // requests
+constexpr double kQueueCapSeconds = 30.0;     // of arrivals at the nominal rate
+constexpr std::size_t kMaxLatencyReserve = 1u << 24;
+
+}  // namespace
+
+InferenceStream::InferenceStream(int index, const InferenceStreamSpec& spec,
+                                 const models::Workload& workload, const models::PowerMode& mode,
+                                 const models::RngStreams& rng, Time end, Simulator& sim,
+                                 RunObserver* observer, ReadyFn on_ready)
+    : index_(index),
+      spec_(spec),
+      workload_(workload),
+      mode_(mode),
+      sim_(sim),
+      observer_(observer),
+      on_ready_(std::move(on_ready)),
+      batch_size_(spec.batch_size >= 1 ? static_cast<std::size_t>(spec.batch_size) : 0),
+      arrivals_(spec.arrivals, rng, spec.name, end) {
+  const std::string key = "inference[" + std::to_string(index) + "]";
+  if (spec.batch_size < 1) throw InputError(std::nullopt, key + ".batch_size", "must be >= 1");
+  if (spec.max_wait_ms) {
+    if (!(*spec.max_wait_ms >= 0) || !std::isfinite(*spec.max_wait_ms)) {
+      throw InputError(std::nullopt, key + ".max_wait_ms", "must be >= 0");
+    }
+    max_wait_ = from_milliseconds(*spec.max_wait_ms);
+  }
+  const double rate = arrivals_.nominal_rate_per_s();
+  cap_ = std::max(kMinQueueCap, static_cast<std::size_t>(std::ceil(kQueueCapSeconds * rate)));
+  const double expected =
+      std::min(rate * to_seconds(end) * 1.01 + 64.0, static_cast<double>(kMaxLatencyReserve));
+  latencies_.reserve(static_cast<std::size_t>(expected));
+}
+
+void InferenceStream::start_arrivals() { schedule_next_arrival(); }
+
+void InferenceStream::schedule_next_arrival() {
+  Time t = 0;
+  if (arrivals_.next_into(t)) {
+    assert(t >= sim_.now());
+    sim_.schedule_at(t, [this] { on_arrival(); });
+  }
+}
+
+void InferenceStream::on_arrival() {
+  schedule_next_arrival();  // one event per arrival, each scheduling the next
+  const Time now = sim_.now();
+  ++arrived_;
+  if (requests_.size() >= cap_) {
+    // Bounded memory: an overloaded stream stops storing arrivals while its backlog is at the cap.
+    if (!overflow_at_) overflow_at_ = now;
+    ++dropped_;
+    return;
+  }
+  requests_.push_back(now);
+  ++waiting_;
+  if (waiting_ >= batch_size_) {
+    dispatch();
+    return;
+  }
+  if (waiting_ == 1 && max_wait_) {
+    timer_ = sim_.schedule_at(now + *max_wait_, [this] { on_timer(); });
+  }
+  if (observer_ != nullptr) observer_->on_queue_length(index_, now, waiting_);
+}
+
+void InferenceStream::on_timer() {
+  timer_ = EventId{};
+  if (waiting_ > 0) dispatch();
+}
+
+void InferenceStream::dispatch() {
+  assert(waiting_ > 0 && waiting_ <= batch_size_);
+  batches_.push_back(Batch{next_batch_id_++, waiting_, sim_.now()});
+  waiting_ = 0;
+  if (max_wait_) {
+    sim_.cancel(timer_);
+    timer_ = EventId{};
+  }
+  if (observer_ != nullptr) observer_->on_queue_length(index_, sim_.now(), 0);
+  on_ready_();
+}
+
+StartedItem InferenceStream::start(Time now) {
+  assert(has_ready_work());
+  running_ = true;
+  start_ = now;
+  const Batch& batch = batches_.front();
+  return StartedItem{
+      {&workload_, models::Phase::inference, static_cast<int>(batch.size), mode_}, batch.id, 0};
+}
+
+void InferenceStream::finish(Time now, Time standalone) {
+  assert(running_ && !batches_.empty());
+  const Batch batch = batches_.front();
+  if (observer_ == nullptr) {
+    // The common benchmark and sweep case: only latencies to record, so read the batch's requests
+    // in place and drop them in one step instead of testing the observer per request.
+    for (std::size_t j = 0; j < batch.size; ++j) {
+      assert(now - requests_[j] >= now - start_ && "latency covers at least the execution time");
+      latencies_.push_back(now - requests_[j]);
+    }
+    requests_.pop_front(batch.size);
+  } else {
+    for (std::size_t j = 0; j < batch.size; ++j) {
+      const Time arrival = requests_.front();
+      assert(now - arrival >= now - start_ && "latency covers at least the execution time");
+      latencies_.push_back(now - arrival);
+      observer_->on_request(
+          RequestRecord{index_, completed_ + j, batch.id, arrival, batch.dispatch, start_, now});
+      requests_.pop_front();
+    }
+  }
+  completed_ += batch.size;
+  ++batches_done_;
+  if (batch.size == batch_size_) {
+    full_batch_time_total_ += standalone;
+    ++full_batches_;
+  }
+  batches_.pop_front();
+  running_ = false;
+  assert(arrived_ == completed_ + requests_.size() + dropped_ && "requests are conserved");
+}
+
+}  // namespace fulcrum::sim

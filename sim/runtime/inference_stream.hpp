@@ -1,0 +1,113 @@
+// InferenceStream: one inference stream of a run -- its arrival process, the batcher that groups
+// requests into batches of batch_size (or fewer after max_wait_ms), the dispatched batches waiting
+// for the GPU, and the latency of every completed request. Memory stays bounded: an overloaded
+// stream stops storing arrivals at a cap and counts them as dropped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/random/rng_streams.hpp"
+#include "models/workload/workload.hpp"
+#include "sim/engine/event_id.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/runtime/arrival_process.hpp"
+#include "sim/runtime/ring_buffer.hpp"
+#include "sim/runtime/run_observer.hpp"
+#include "sim/runtime/work_context.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace fulcrum::sim {
+
+class InferenceStream final : public WorkContext {
+ public:
+  // Called when a batch is dispatched (the stream has new ready work).
+  using ReadyFn = std::function<void()>;
+
+  // Stream `index` of the scenario. Throws InputError for settings it cannot honour (batch size
+  // < 1, a negative max_wait_ms, an invalid arrival process). `observer` may be null; `spec`,
+  // `workload`, `sim` and `observer` must outlive the stream.
+  InferenceStream(int index, const InferenceStreamSpec& spec, const models::Workload& workload,
+                  const models::PowerMode& mode, const models::RngStreams& rng, Time end,
+                  Simulator& sim, RunObserver* observer, ReadyFn on_ready);
+
+  // Schedules the first arrival; each arrival schedules the next.
+  void start_arrivals();
+
+  ContextKind kind() const override { return ContextKind::inference; }
+  bool has_ready_work() const override { return !running_ && !batches_.empty(); }
+  Time ready_since() const override { return requests_.front(); }
+  StartedItem start(Time now) override;
+  void finish(Time now, Time standalone) override;
+
+  // Remembers the backlog at mid-run, against which growth is judged at the end.
+  void mark_mid_run() { backlog_mid_ = requests_.size(); }
+
+  const InferenceStreamSpec& spec() const { return spec_; }
+  const models::Workload& workload() const { return workload_; }
+  std::size_t batch_size() const { return batch_size_; }
+  double nominal_rate_per_s() const { return arrivals_.nominal_rate_per_s(); }
+  std::uint64_t arrived() const { return arrived_; }
+  std::uint64_t completed() const { return completed_; }
+  std::uint64_t dropped() const { return dropped_; }
+  std::uint64_t batches_done() const { return batches_done_; }
+  // Arrived but not completed: waiting, dispatched, or running.
+  std::size_t backlog() const { return requests_.size(); }
+  std::size_t backlog_mid() const { return backlog_mid_; }
+  std::size_t cap() const { return cap_; }
+  std::optional<Time> overflow_at() const { return overflow_at_; }
+  // Mean standalone time of the full batches that completed (exact: integer ns), if any did.
+  std::optional<Time> mean_full_batch_time() const {
+    if (full_batches_ == 0) return std::nullopt;
+    return full_batch_time_total_ / static_cast<Time>(full_batches_);
+  }
+  // Latencies of completed requests, in completion order (reordered by statistics).
+  std::vector<Time>& latencies() { return latencies_; }
+
+ private:
+  struct Batch {
+    std::uint64_t id = 0;
+    std::size_t size = 0;
+    Time dispatch = 0;
+  };
+
+  void schedule_next_arrival();
+  void on_arrival();
+  void on_timer();
+  void dispatch();
+
+  int index_;
+  const InferenceStreamSpec& spec_;
+  const models::Workload& workload_;
+  models::PowerMode mode_;
+  Simulator& sim_;
+  RunObserver* observer_;
+  ReadyFn on_ready_;
+  std::size_t batch_size_;
+  std::optional<Time> max_wait_;
+  ArrivalProcess arrivals_;
+  // Arrival times of every request not yet completed, oldest first: the front ones belong to
+  // dispatched batches (in order), the last `waiting_` are not dispatched yet.
+  RingBuffer<Time> requests_;
+  RingBuffer<Batch> batches_;  // dispatched, not completed; the front one may be running
+  std::size_t waiting_ = 0;
+  EventId timer_;  // max_wait_ms timer of the oldest waiting request
+  bool running_ = false;
+  Time start_ = 0;                   // of the running batch
+  std::size_t cap_ = 0;              // backlog above which arrivals are dropped
+  std::optional<Time> overflow_at_;  // first time the backlog hit the cap
+  std::size_t backlog_mid_ = 0;
+  std::uint64_t arrived_ = 0;
+  std::uint64_t completed_ = 0;
+  std::uint64_t dropped_ = 0;
+  std::uint64_t next_batch_id_ = 0;
+  std::uint64_t batches_done_ = 0;
+  Time full_batch_time_total_ = 0;
+  std::uint64_t full_batches_ = 0;
+  std::vector<Time> latencies_;
+};
+
+}  // namespace fulcrum::sim

@@ -1,0 +1,84 @@
+#include "sim/runtime/stability.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace fulcrum::sim {
+
+namespace {
+
+constexpr std::size_t kGrowthBatches = 4;  // growth over the second half that is "clearly"
+constexpr double kGrowthSeconds = 1.0;     // ... more than noise: max(4 batches, 1 s of arrivals)
+
+std::string with_commas(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string format(const char* fmt, double a, double b = 0, double c = 0, double d = 0) {
+  char text[256];
+  std::snprintf(text, sizeof text, fmt, a, b, c, d);
+  return text;
+}
+
+double fill_seconds(const StreamBacklog& s) {
+  return static_cast<double>(s.batch_size) / s.rate_per_s;
+}
+
+}  // namespace
+
+bool is_stable(const StreamBacklog& s) {
+  const double growth_limit =
+      std::max(static_cast<double>(kGrowthBatches * s.batch_size), kGrowthSeconds * s.rate_per_s);
+  const bool grew = s.backlog_end > s.backlog_mid &&
+                    static_cast<double>(s.backlog_end - s.backlog_mid) > growth_limit;
+  const bool saturated = s.steady_rate && s.rate_per_s > 0 && s.full_batch_time &&
+                         to_seconds(*s.full_batch_time) >= fill_seconds(s);
+  return !s.overflow_at && !grew && !saturated;
+}
+
+std::string instability_reason(const StreamBacklog& s, const std::optional<std::string>& starvation,
+                               const std::string& policy) {
+  const double rate = s.rate_per_s;
+  const double fill_ms = rate > 0 ? fill_seconds(s) * 1e3 : 0;
+  const bool known = s.full_batch_time.has_value();
+  const double batch_ms = known ? to_milliseconds(*s.full_batch_time) : 0.0;
+  const std::string growth = s.backlog_end > s.backlog_mid
+                                 ? "backlog grew from " + with_commas(s.backlog_mid) + " to " +
+                                       with_commas(s.backlog_end) + " requests"
+                                 : "backlog " + with_commas(s.backlog_mid) +
+                                       " requests at mid-run, " + with_commas(s.backlog_end) +
+                                       " at the end";
+  std::string reason;
+  if (rate > 0 && known && batch_ms >= fill_ms) {
+    const std::string fill =
+        s.batch_size == 1 ? format("the %.1f ms between arrivals at %.1f/s: ", fill_ms, rate)
+                          : format("the %.1f ms in which %.0f requests arrive at %.1f/s: ", fill_ms,
+                                   static_cast<double>(s.batch_size), rate);
+    reason = "one batch of " + std::to_string(s.batch_size) +
+             format(" takes %.1f ms, longer than ", batch_ms) + fill + growth;
+  } else if (starvation) {
+    reason = *starvation + ": " + growth;
+  } else if (known) {
+    reason = "a batch of " + std::to_string(s.batch_size) +
+             format(" takes %.1f ms alone against %.1f ms to fill, but the GPU shared under ",
+                    batch_ms, fill_ms) +
+             policy + " sharing left too little time: " + growth;
+  } else {
+    reason = "the GPU shared under " + policy + " sharing left too little time: " + growth;
+  }
+  if (s.overflow_at) {
+    reason += "; the backlog hit its cap of " + with_commas(s.cap) +
+              format(" requests at %.1f s and ", to_seconds(*s.overflow_at)) +
+              with_commas(s.dropped) + " later arrivals were dropped";
+  }
+  return reason;
+}
+
+}  // namespace fulcrum::sim
