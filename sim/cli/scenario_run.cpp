@@ -4,11 +4,10 @@
 #include <cstdlib>
 #include <utility>
 
-#include "backends/simulated_backend.hpp"
-#include "models/perf/analytic_model.hpp"
+#include "backends/backend_factory.hpp"
 #include "sim/cli/version.hpp"
-#include "sim/config/calibration_loader.hpp"
 #include "sim/config/device_catalog_loader.hpp"
+#include "sim/config/perf_model_loader.hpp"
 #include "sim/report/output_writer.hpp"
 #include "sim/report/run_json.hpp"
 #include "sim/report/summary.hpp"
@@ -17,8 +16,6 @@
 namespace fulcrum::sim {
 
 namespace {
-
-constexpr const char* kFallbackCalibration = "orin-agx-64gb";
 
 // A run needs one device: read only its file when it exists (parsing the whole catalog is a
 // noticeable share of a short run), else the whole folder, whose names the "unknown device"
@@ -43,15 +40,6 @@ std::string default_data_dir() {
   return FULCRUM_DATA_DIR;
 }
 
-std::unique_ptr<models::PerfModel> load_perf_model(const std::string& data_dir,
-                                                   const models::DeviceSpec& device) {
-  std::string file = calibration_path(data_dir, device.name);
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    file = calibration_path(data_dir, kFallbackCalibration);
-  return std::make_unique<models::AnalyticModel>(load_calibration(file));
-}
-
 PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options) {
   PreparedRun p;
   LoadedScenario loaded = load_scenario_with_sources(scenario_path, options.overrides);
@@ -59,8 +47,14 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
       devices_for(options.data_dir, loaded.scenario.device.model));
   p.resolved = resolve(loaded, *p.devices);
   if (options.seed) p.resolved.scenario.seed = *options.seed;
-  p.perf_model = load_perf_model(options.data_dir, *p.resolved.device);
-  p.backend = std::make_unique<backends::SimulatedBackend>(*p.resolved.device, *p.perf_model);
+  p.perf_model =
+      load_perf_model(p.resolved.scenario.device.perf_model, options.data_dir, *p.resolved.device);
+  // Every item the run will start must be predictable, checked now: a table without rows for a
+  // workload is bad input, located at the scenario key, before anything runs or is written.
+  check_predictable(loaded, p.resolved, *p.perf_model);
+  p.backend = backends::make_backend(options.backend, {.device = p.resolved.device,
+                                                       .perf_model = p.perf_model.get(),
+                                                       .real_time = options.real_time});
   return p;
 }
 

@@ -1,5 +1,5 @@
 // One scenario file run end to end, as `fulcrum run` does it: load and resolve the scenario, build
-// the simulated backend on the calibrated analytic model, run, and write the output files.
+// its performance model and the backend, run, and write the output files.
 // The tests and benchmarks call these directly instead of going through a subprocess.
 //
 //   ScenarioRun r = run_scenario_file("scenarios/quickstart.yaml", {.out_dir = "out/quickstart"});
@@ -35,6 +35,8 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;             // replaces the scenario's seed (--seed)
   std::optional<std::filesystem::path> out_dir;  // absent: no files are written
   std::string data_dir = default_data_dir();
+  std::string backend = "sim";  // a name of backends::available_backends() (--backend)
+  bool real_time = false;       // sim: sleep for each item's duration, a wall-clock run (--clock)
 };
 
 // Everything a run needs, loaded and resolved, with stable addresses (the backend and the
@@ -46,13 +48,9 @@ struct PreparedRun {
   std::unique_ptr<backends::Backend> backend;
 };
 
-// The calibrated analytic model for a device: <data_dir>/calibration/<device>.yaml, or the
-// Orin AGX 64GB calibration (extrapolated by the model to the device) when the device has none.
-std::unique_ptr<models::PerfModel> load_perf_model(const std::string& data_dir,
-                                                   const models::DeviceSpec& device);
-
-// Loads, applies overrides and --seed, resolves, builds the model and the backend. Bad input
-// throws InputError before anything is written anywhere.
+// Loads, applies overrides and --seed, resolves, builds the scenario's performance model
+// (load_perf_model) and the backend (backends::make_backend). Bad input throws InputError before
+// anything is written anywhere.
 PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options = {});
 
 // One run of a prepared scenario; `observer` may be null, `progress` empty.

@@ -140,8 +140,9 @@ class ScenarioReader {
   }
 
   DeviceChoice read_device(const YamlNode& n, ScenarioSources& sources) const {
-    n.allow_keys({"model", "power_mode", "cores", "cpu_mhz", "gpu_mhz", "emc_mhz"});
+    n.allow_keys({"model", "power_mode", "cores", "cpu_mhz", "gpu_mhz", "emc_mhz", "perf_model"});
     DeviceChoice d;
+    if (auto m = n.optional("perf_model")) d.perf_model = read_perf_model(*m, sources);
     if (auto m = n.optional("model")) {
       d.model = read_nonempty(*m);
       sources.record("device.model", where(*m));
@@ -177,6 +178,45 @@ class ScenarioReader {
     return d;
   }
 
+  // `analytic`, or `{table: PATH}` / `{table: [PATH, ...]}` (profile CSVs, relative to the
+  // scenario's folder).
+  PerfModelChoice read_perf_model(const YamlNode& n, ScenarioSources& sources) const {
+    if (n.is_scalar()) {
+      const std::string s = n.as_string();
+      if (s == "analytic") return AnalyticPerfModel{};
+      if (s == "table") n.fail("a table model needs its profile CSV: perf_model: {table: PATH}");
+      n.fail("unknown perf_model '" + s + "' (known: analytic, {table: PATH})");
+    }
+    n.allow_keys({"table"});
+    const YamlNode table = n.required("table");
+    TablePerfModel t;
+    auto add = [&](const YamlNode& path) {
+      t.paths.push_back(resolve_data_path(path, "profile CSV"));
+      sources.record(path.path(), where(path));
+    };
+    if (table.is_scalar()) {
+      add(table);
+    } else {
+      if (table.size() == 0) table.fail("needs at least one profile CSV");
+      for (std::size_t i = 0; i < table.size(); ++i) add(table.at(i));
+    }
+    sources.record("device.perf_model", where(n));
+    return t;
+  }
+
+  // A path given in the scenario: relative to the scenario's folder; it must name a file.
+  std::string resolve_data_path(const YamlNode& path, const std::string& what) const {
+    const std::string rel = read_nonempty(path);
+    std::filesystem::path p(rel);
+    if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
+    const std::string resolved = p.lexically_normal().string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) {
+      throw InputError(where(path), path.path(), "cannot open " + what + " '" + resolved + "'");
+    }
+    return resolved;
+  }
+
   static GpuSharing read_gpu_sharing(const YamlNode& n) {
     GpuSharing g;
     if (n.is_scalar()) {
@@ -205,7 +245,7 @@ class ScenarioReader {
   }
 
   TrainingSpec read_training(const YamlNode& n, ScenarioSources& sources) const {
-    n.allow_keys({"workload", "dataset", "batch_size", "epochs", "dataloader"});
+    n.allow_keys({"workload", "dataset", "batch_size", "epochs", "dataloader", "data_pipeline"});
     TrainingSpec t;
     const YamlNode w = n.required("workload");
     t.workload = read_nonempty(w);
@@ -215,6 +255,13 @@ class ScenarioReader {
     sources.record(d.path(), where(d));
     if (auto b = n.optional("batch_size")) t.batch_size = read_batch_size(*b);
     if (auto e = n.optional("epochs")) t.epochs = read_int_in(*e, 1, 1'000'000);
+    if (auto f = n.optional("data_pipeline")) {
+      const std::string kind = f->as_string();
+      if (kind != to_string(DataPipelineKind::none)) {
+        f->fail("unknown data_pipeline '" + kind + "' (known: none)");
+      }
+      t.data_pipeline = DataPipelineKind::none;
+    }
     if (auto dl = n.optional("dataloader")) {
       dl->allow_keys({"workers", "prefetch_factor", "storage"});
       if (auto f = dl->optional("workers")) t.dataloader.workers = read_int_in(*f, 0, 256);
@@ -293,16 +340,8 @@ class ScenarioReader {
     }
     if (kind == "trace") {
       n.allow_keys({"process", "path"});
-      const YamlNode path = n.required("path");
-      const std::string rel = read_nonempty(path);
-      std::filesystem::path p(rel);
-      if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
       TraceArrivals t;
-      t.path = p.lexically_normal().string();
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(p, ec)) {
-        throw InputError(where(path), path.path(), "cannot open trace file '" + t.path + "'");
-      }
+      t.path = resolve_data_path(n.required("path"), "trace file");
       t.arrival_s = load_arrival_trace(t.path);
       return t;
     }
@@ -495,6 +534,27 @@ ResolvedScenario resolve(const LoadedScenario& loaded, const models::DeviceCatal
 
 ResolvedScenario resolve(const Scenario& scenario, const models::DeviceCatalog& devices) {
   return resolve_impl(scenario, nullptr, devices);
+}
+
+void check_predictable(const LoadedScenario& loaded, const ResolvedScenario& resolved,
+                       const models::PerfModel& model) {
+  const Scenario& s = resolved.scenario;
+  const auto check = [&](const std::string& key, const models::Workload& w, models::Phase phase,
+                         int batch_size) {
+    located_call(&loaded.sources, key, [&] {
+      return model.predict({*resolved.device, resolved.mode, w, phase, batch_size});
+    });
+  };
+  if (s.training && resolved.training_workload != nullptr) {
+    check("training.workload", *resolved.training_workload, models::Phase::training,
+          s.training->batch_size);
+  }
+  for (std::size_t i = 0; i < s.inference.size() && i < resolved.inference_workloads.size(); ++i) {
+    check("inference[" + std::to_string(i) + "].workload", *resolved.inference_workloads[i],
+          models::Phase::inference, s.inference[i].batch_size);
+  }
+  located_call(&loaded.sources, "device.perf_model",
+               [&] { return model.idle_power(*resolved.device, resolved.mode); });
 }
 
 ResolvedScenario load_and_resolve(const std::string& path,

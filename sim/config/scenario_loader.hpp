@@ -16,6 +16,7 @@
 #include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
 #include "models/error.hpp"
+#include "models/perf/perf_model.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/scenario/run_setup.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -67,6 +68,13 @@ struct ResolvedScenario {
 ResolvedScenario resolve(const LoadedScenario& loaded, const models::DeviceCatalog& devices);
 // Without sources, errors name only the key path.
 ResolvedScenario resolve(const Scenario& scenario, const models::DeviceCatalog& devices);
+
+// Checks that `model` can predict the items the run will start -- the training job's
+// minibatches and each stream's full batch, at the resolved power mode -- so that a table model
+// without rows for a workload or phase is bad input located at the scenario's key (and the
+// profile's), found before the run rather than in the middle of it.
+void check_predictable(const LoadedScenario& loaded, const ResolvedScenario& resolved,
+                       const models::PerfModel& model);
 
 // load_scenario_with_sources + resolve.
 ResolvedScenario load_and_resolve(const std::string& path,

@@ -316,6 +316,53 @@ TEST_CASE("trace arrivals are read relative to the scenario file", "[loader]") {
   CHECK(b.where()->line == 3);
 }
 
+TEST_CASE("the performance model is analytic by default, or a table over profile CSVs",
+          "[loader]") {
+  CHECK(std::holds_alternative<AnalyticPerfModel>(parse(kFull).scenario.device.perf_model));
+  CHECK(std::holds_alternative<AnalyticPerfModel>(
+      parse(kFull, {"device.perf_model=analytic"}).scenario.device.perf_model));
+
+  TempDir dir;
+  dir.write("profiles/a.csv", "#\n");
+  dir.write("profiles/b.csv", "#\n");
+  const std::string one =
+      dir.write("one.yaml", replace(kFull, "power_mode: MAXN}",
+                                    "power_mode: MAXN, perf_model: {table: profiles/a.csv}}"));
+  const Scenario loaded = load_scenario(one);
+  const auto& t = std::get<TablePerfModel>(loaded.device.perf_model);
+  REQUIRE(t.paths.size() == 1);
+  CHECK(fs::equivalent(t.paths[0], dir.path / "profiles/a.csv"));
+  const std::string two = dir.write(
+      "two.yaml",
+      replace(kFull, "power_mode: MAXN}",
+              "power_mode: MAXN, perf_model: {table: [profiles/a.csv, profiles/b.csv]}}"));
+  CHECK(std::get<TablePerfModel>(load_scenario(two).device.perf_model).paths.size() == 2);
+
+  const std::string missing =
+      dir.write("missing.yaml", replace(kFull, "power_mode: MAXN}",
+                                        "power_mode: MAXN, perf_model: {table: [profiles/a.csv, "
+                                        "profiles/none.csv]}}"));
+  const InputError e = error_of([&] { load_scenario(missing); });
+  CHECK(e.key_path() == "device.perf_model.table[1]");
+  REQUIRE(e.where());
+  CHECK(e.where()->line == 5);
+  CHECK_THAT(e.what(), Catch::Contains("cannot open profile CSV"));
+
+  CHECK_THAT(error_of([] { parse(kFull, {"device.perf_model=roofline"}); }).what(),
+             Catch::Contains("unknown perf_model 'roofline' (known: analytic, {table: PATH})"));
+  CHECK_THAT(error_of([] { parse(kFull, {"device.perf_model=table"}); }).what(),
+             Catch::Contains("a table model needs its profile CSV"));
+}
+
+TEST_CASE("the training data pipeline is chosen by name", "[loader]") {
+  CHECK(parse(kFull).scenario.training->data_pipeline == DataPipelineKind::none);
+  CHECK(parse(kFull, {"training.data_pipeline=none"}).scenario.training->data_pipeline ==
+        DataPipelineKind::none);
+  const InputError e = error_of([] { parse(kFull, {"training.data_pipeline=workers"}); });
+  CHECK(e.key_path() == "training.data_pipeline");
+  CHECK_THAT(e.what(), Catch::Contains("unknown data_pipeline 'workers' (known: none)"));
+}
+
 TEST_CASE("a missing scenario file is an input error naming the file", "[loader]") {
   const InputError e = error_of([] { load_scenario("/nonexistent/fulcrum/none.yaml"); });
   REQUIRE(e.where());

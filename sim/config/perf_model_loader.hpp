@@ -1,0 +1,25 @@
+// The one place that turns a scenario's `device.perf_model` into a models::PerfModel: the
+// calibrated analytic model of the device, or a table model over measured profile CSVs.
+//
+//   std::unique_ptr<models::PerfModel> m =
+//       load_perf_model(scenario.device.perf_model, data_dir, device);
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "models/device/device_spec.hpp"
+#include "models/perf/perf_model.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace fulcrum::sim {
+
+// analytic: <data_dir>/calibration/<device>.yaml, or the Orin AGX 64GB calibration (extrapolated
+// by the model to the device) when the device has none. table: every row of every CSV, each
+// registered under the workload its `workload`/`model` column names (InputError, located in the
+// CSV, for a malformed file or one without a workload column).
+std::unique_ptr<models::PerfModel> load_perf_model(const PerfModelChoice& choice,
+                                                   const std::string& data_dir,
+                                                   const models::DeviceSpec& device);
+
+}  // namespace fulcrum::sim
