@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 QUICKSTART ?= scenarios/quickstart.yaml
 
-.PHONY: all deps build run test bench clean fuzz lint
+.PHONY: all deps build run test bench clean fuzz lint plots
 
 all: build
 
@@ -29,6 +29,16 @@ BENCH_ARGS ?= --benchmark_min_time=0.5
 bench: build
 	@for b in $$(find $(BUILD_DIR) -maxdepth 2 -type f -perm -u+x -name 'bench_*' | sort); do \
 	  echo "== $$b"; $$b $(BENCH_ARGS) || exit 1; done
+
+# Figures of a run (scripts/plot.py) as PNGs into the run's folder: `make plots OUT=out/my-run`
+# (default: what `make run` writes). Extra options via PLOT_ARGS, e.g. PLOT_ARGS="--timeline-start 60".
+# matplotlib comes from Debian (python3-matplotlib), so the script runs with Debian's Python.
+OUT ?= out/quickstart
+PLOT_PYTHON ?= /usr/bin/python3
+plots:
+	@test -f "$(OUT)/summary.json" || { echo "make plots: $(OUT) holds no Fulcrum run (no summary.json); run \`make run\` or pass OUT=DIR" >&2; exit 1; }
+	@scripts/install-deps.sh --plots
+	$(PLOT_PYTHON) scripts/plot.py "$(OUT)" $(PLOT_ARGS)
 
 # libFuzzer targets in build-fuzz (clang), FUZZ_SECONDS per target; not part of `make test`.
 fuzz:

@@ -2,10 +2,21 @@
 # Installs the Debian packages Fulcrum builds with. Idempotent and quiet when all are present.
 # As root it installs what is missing; otherwise it prints the exact apt-get line and exits 1.
 # CUDA is optional and never installed here: the CUDA backend is built when nvcc is found.
+#
+#   scripts/install-deps.sh           the build's packages
+#   scripts/install-deps.sh --plots   the packages scripts/plot.py needs (`make plots`); its
+#                                     interpreter is Debian's /usr/bin/python3
 set -euo pipefail
 
-packages=(g++ cmake ninja-build make libboost-graph-dev libboost-program-options-dev
-          libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3)
+build_packages=(g++ cmake ninja-build make libboost-graph-dev libboost-program-options-dev
+                libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3)
+plot_packages=(python3 python3-matplotlib)
+
+case "${1:-}" in
+  "") packages=("${build_packages[@]}") ;;
+  --plots) packages=("${plot_packages[@]}") ;;
+  *) echo "usage: scripts/install-deps.sh [--plots]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,5 +35,4 @@ fi
 echo "fulcrum: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends ${missing[*]} >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
