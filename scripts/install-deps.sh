@@ -2,10 +2,11 @@
 # Installs the Debian packages Fulcrum builds with. Idempotent and quiet when all are present.
 # As root it installs what is missing; otherwise it prints the exact apt-get line and exits 1.
 # CUDA is optional and never installed here: the CUDA backend is built when nvcc is found.
+# clang-format is for the test "lint: clang-format" (scripts/lint.sh --format).
 set -euo pipefail
 
 packages=(g++ cmake ninja-build make libboost-graph-dev libboost-program-options-dev
-          libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3)
+          libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3 clang-format)
 
 missing=()
 for p in "${packages[@]}"; do
