@@ -3,13 +3,14 @@
 # As root it installs what is missing; otherwise it prints the exact apt-get line and exits 1.
 # CUDA is optional and never installed here: the CUDA backend is built when nvcc is found.
 #
-#   scripts/install-deps.sh           the build's packages
+#   scripts/install-deps.sh           the build's and the tests' packages (clang-format is for
+#                                     the test "lint: clang-format", scripts/lint.sh --format)
 #   scripts/install-deps.sh --plots   the packages scripts/plot.py needs (`make plots`); its
 #                                     interpreter is Debian's /usr/bin/python3
 set -euo pipefail
 
 build_packages=(g++ cmake ninja-build make libboost-graph-dev libboost-program-options-dev
-                libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3)
+                libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3 clang-format)
 plot_packages=(python3 python3-matplotlib)
 
 case "${1:-}" in

@@ -1,4 +1,4 @@
-// The `fulcrum` command line: verbs `run`, `devices`, `workloads` and `calibrate`, each with
+// The `fulcrum` command line: the verbs of the verb table (sim/cli/verbs.hpp), each with
 // --help. Bad input throws fulcrum::InputError (main prints its one line and exits 2); anything
 // else that fails throws and main exits 1. Only main catches.
 //

@@ -5,14 +5,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/engine/event_queue.hpp"
 #include "models/random/rng_streams.hpp"
+#include "sim/engine/event_queue.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace {
 
-using fulcrum::sim::EventQueue;
 using fulcrum::models::Rng;
+using fulcrum::sim::EventQueue;
 using fulcrum::sim::Simulator;
 using fulcrum::sim::Time;
 

@@ -9,10 +9,10 @@
 
 #include "models/random/rng_streams.hpp"
 
+using fulcrum::models::Rng;
 using fulcrum::sim::Action;
 using fulcrum::sim::EventId;
 using fulcrum::sim::EventQueue;
-using fulcrum::models::Rng;
 using fulcrum::sim::Time;
 
 namespace {

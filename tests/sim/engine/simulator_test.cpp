@@ -11,11 +11,11 @@
 
 #include "models/random/rng_streams.hpp"
 
+using fulcrum::models::Rng;
 using fulcrum::sim::Action;
 using fulcrum::sim::EventId;
 using fulcrum::sim::kMillisecond;
 using fulcrum::sim::kSecond;
-using fulcrum::models::Rng;
 using fulcrum::sim::Simulator;
 using fulcrum::sim::Time;
 

@@ -1,0 +1,56 @@
+#include "sim/cli/verb_support.hpp"
+
+#include <charconv>
+#include <filesystem>
+#include <iomanip>
+#include <optional>
+#include <sstream>
+
+#include "models/error.hpp"
+#include "sim/config/device_catalog_loader.hpp"
+
+namespace fulcrum::sim {
+
+namespace po = boost::program_options;
+
+po::variables_map parse_verb(const std::string& verb, const std::vector<std::string>& args,
+                             const po::options_description& options,
+                             const po::positional_options_description& positional) {
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(std::nullopt, "fulcrum " + verb,
+                     std::string(e.what()) + " (see fulcrum " + verb + " --help)");
+  }
+  return vm;
+}
+
+std::string verb_usage(const std::string& synopsis, const std::string& what,
+                       const po::options_description& options) {
+  std::ostringstream s;
+  s << "Usage: fulcrum " << synopsis << "\n\n" << what << "\n\n" << options;
+  return s.str();
+}
+
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+    throw InputError(std::nullopt, "--seed", "expected an integer >= 0, got '" + text + "'");
+  }
+  return v;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+models::DeviceCatalog devices_from(const std::string& data_dir) {
+  return load_device_catalog((std::filesystem::path(data_dir) / "devices").string());
+}
+
+}  // namespace fulcrum::sim

@@ -1,0 +1,36 @@
+// What the verbs share: option parsing that turns Boost's complaints into InputError, the layout
+// of a verb's --help, and small parsers and formatters.
+//
+//   const po::variables_map vm = parse_verb("devices", args, options, positional);
+//   if (vm.count("help")) { out << verb_usage("devices [NAME]", "What it does.", options); ... }
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/device/device_catalog.hpp"
+
+namespace fulcrum::sim {
+
+// Parses a verb's options; Boost's complaints become InputError naming the verb.
+boost::program_options::variables_map parse_verb(
+    const std::string& verb, const std::vector<std::string>& args,
+    const boost::program_options::options_description& options,
+    const boost::program_options::positional_options_description& positional);
+
+// A verb's --help: "Usage: fulcrum <synopsis>", a blank line, `what`, a blank line, the options.
+std::string verb_usage(const std::string& synopsis, const std::string& what,
+                       const boost::program_options::options_description& options);
+
+// The value of --seed: a decimal integer >= 0 that fits 64 bits, else InputError.
+std::uint64_t parse_seed(const std::string& text);
+
+// `v` with exactly `digits` digits after the decimal point.
+std::string fixed(double v, int digits);
+
+// The device catalog of a data folder (its devices/ sub-folder).
+models::DeviceCatalog devices_from(const std::string& data_dir);
+
+}  // namespace fulcrum::sim
