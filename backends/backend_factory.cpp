@@ -30,7 +30,7 @@ std::vector<std::string> available_backends() {
   return names;
 }
 
-std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
+void require_available(std::string_view name) {
   const std::vector<std::string> available = available_backends();
   if (std::find(available.begin(), available.end(), name) == available.end()) {
     const std::vector<std::string>& known = backend_names();
@@ -41,6 +41,10 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
                                    : "is not a backend (backends: " + joined(known) + ")") +
                          " (available: " + joined(available) + ")");
   }
+}
+
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
+  require_available(name);
   if (options.device == nullptr) throw Error("make_backend: no device given");
   if (name == "sim") {
     if (options.perf_model == nullptr) throw Error("make_backend: sim needs a performance model");

@@ -20,7 +20,9 @@ namespace fulcrum::backends {
 struct BackendOptions {
   const models::DeviceSpec* device = nullptr;     // the device the run is for; required
   const models::PerfModel* perf_model = nullptr;  // what `sim` asks; required for it
-  bool real_time = false;  // `sim`: sleep for each item's duration (an emulated device)
+  // Execute in real time: `sim` then sleeps for each item's duration (an emulated device, to
+  // drive the wall-clock path without hardware); a hardware backend always does.
+  bool real_time = false;
 };
 
 // Every backend Fulcrum knows, whether or not this build has it: "sim", "cuda".
@@ -29,6 +31,9 @@ const std::vector<std::string>& backend_names();
 // The backends this build can run: "sim" always; "cuda" when it was built with the CUDA backend
 // (CMake found nvcc and backends/cuda/ has the backend).
 std::vector<std::string> available_backends();
+
+// Throws what make_backend would for a name that is unknown or not in this build.
+void require_available(std::string_view name);
 
 // The backend called `name`, built for options.device. InputError (key path "--backend") for a
 // name that is unknown or not in this build, naming what is available; the device and the objects

@@ -1,4 +1,5 @@
-// `fulcrum run SCENARIO`: runs a scenario file on the simulated backend and writes its outputs.
+// `fulcrum run SCENARIO`: runs a scenario file on a backend (the simulated one by default) and
+// writes its outputs.
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/backend_factory.hpp"
 #include "models/error.hpp"
 #include "sim/cli/progress_display.hpp"
 #include "sim/cli/scenario_run.hpp"
@@ -20,7 +22,19 @@ namespace fulcrum::sim {
 
 namespace po = boost::program_options;
 
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
 int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const std::string backend_help =
+      "what executes the minibatches (this build: " + joined(backends::available_backends()) + ")";
   po::options_description options("Options");
   options.add_options()("help,h", "this help")("out", po::value<std::string>(),
                                                "output folder (default: out/<scenario name>)")(
@@ -28,7 +42,10 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scenario key: --set key.path=value (repeatable), e.g. "
       "inference[0].batch_size=32")("backend", po::value<std::string>()->default_value("sim"),
-                                    "sim (the only backend of this build)")(
+                                    backend_help.c_str())(
+      "clock", po::value<std::string>()->default_value("virtual"),
+      "virtual: as fast as possible; wall: in real time (the sim backend then sleeps for each "
+      "minibatch, as a device would take it)")(
       "quiet,q", "print nothing on success (files are still written)")(
       "progress", "show progress even when stderr is not a terminal (one line per update)");
   po::options_description hidden;
@@ -40,11 +57,15 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const po::variables_map vm = parse_verb("run", args, all, positional);
   if (vm.count("help")) {
     out << verb_usage(
-        "run SCENARIO [--out DIR] [--seed N] [--set key.path=value]... [--quiet] [--progress]",
-        "Runs a scenario file (see docs/SCENARIOS.md) on the simulated backend. Prints\n"
-        "summary.json on stdout and writes summary.json, requests.csv, minibatches.csv,\n"
-        "power.csv, trace.json and run.json into the output folder; on bad input nothing\n"
-        "is written.\n\n"
+        "run SCENARIO [--out DIR] [--seed N] [--set key.path=value]... [--backend NAME]\n"
+        "             [--clock virtual|wall] [--quiet] [--progress]",
+        "Runs a scenario file (see docs/SCENARIOS.md) on a backend, the simulated one by\n"
+        "default. Prints summary.json on stdout and writes summary.json, requests.csv,\n"
+        "minibatches.csv, power.csv, trace.json and run.json into the output folder; on\n"
+        "bad input nothing is written.\n\n"
+        "Clock: with --clock wall the run takes its duration in real time: arrivals are\n"
+        "released at their real times and each minibatch blocks for its duration, as on a\n"
+        "device; the outputs are the same files, and run.json records how late events ran.\n\n"
         "Progress: a run whose simulation takes more than a second of wall time shows how\n"
         "far it has got on stderr (simulated seconds reached, % done), redrawn at most\n"
         "every 250 ms. Shown only when stderr is a terminal (one line, erased at the end)\n"
@@ -60,11 +81,14 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     throw InputError(std::nullopt, "fulcrum run",
                      "expected one SCENARIO file, got " + std::to_string(scenarios.size()));
   }
-  if (const std::string backend = vm["backend"].as<std::string>(); backend != "sim") {
-    throw InputError(std::nullopt, "--backend",
-                     "'" + backend + "' is not available in this build (available: sim)");
-  }
   RunOptions options_in;
+  options_in.backend = vm["backend"].as<std::string>();
+  backends::require_available(options_in.backend);
+  if (const std::string clock = vm["clock"].as<std::string>(); clock == "wall") {
+    options_in.real_time = true;
+  } else if (clock != "virtual") {
+    throw InputError(std::nullopt, "--clock", "expected virtual or wall, got '" + clock + "'");
+  }
   if (vm.count("set")) options_in.overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("seed")) options_in.seed = parse_seed(vm["seed"].as<std::string>());
   const bool quiet = vm.count("quiet") > 0;
@@ -83,7 +107,8 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   if (!quiet) {
     err << "fulcrum: running " << prepared.resolved.scenario.name << " ("
-        << prepared.resolved.scenario.duration_s << " s simulated) on "
+        << prepared.resolved.scenario.duration_s
+        << (prepared.backend->runs_in_real_time() ? " s in real time" : " s simulated") << ") on "
         << prepared.resolved.device->name << " at " << power_mode_label(prepared.resolved.mode)
         << "\n";
   }

@@ -52,6 +52,7 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
   // Every item the run will start must be predictable, checked now: a table without rows for a
   // workload is bad input, located at the scenario key, before anything runs or is written.
   check_predictable(loaded, p.resolved, *p.perf_model);
+  p.backend_name = options.backend;
   p.backend = backends::make_backend(options.backend, {.device = p.resolved.device,
                                                        .perf_model = p.perf_model.get(),
                                                        .real_time = options.real_time});
@@ -86,6 +87,8 @@ ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesyst
   RunInfo info;
   info.wall_s = r.wall_s;
   info.events_processed = r.result.events_processed;
+  info.backend = r.prepared.backend_name;
+  info.lateness = r.result.lateness;
   info.fulcrum_version = kFulcrumVersion;
   info.command_line = command_line;
   write_run_json(*out_dir, info);

@@ -36,7 +36,7 @@ struct RunOptions {
   std::optional<std::filesystem::path> out_dir;  // absent: no files are written
   std::string data_dir = default_data_dir();
   std::string backend = "sim";  // a name of backends::available_backends() (--backend)
-  bool real_time = false;       // sim: sleep for each item's duration, a wall-clock run (--clock)
+  bool real_time = false;       // --clock wall: the backend executes in real time (sim sleeps)
 };
 
 // Everything a run needs, loaded and resolved, with stable addresses (the backend and the
@@ -45,6 +45,7 @@ struct PreparedRun {
   std::unique_ptr<models::DeviceCatalog> devices;
   ResolvedScenario resolved;
   std::unique_ptr<models::PerfModel> perf_model;
+  std::string backend_name;  // as given to backends::make_backend
   std::unique_ptr<backends::Backend> backend;
 };
 

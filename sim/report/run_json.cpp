@@ -38,6 +38,18 @@ std::string run_json(const RunInfo& info) {
   } else {
     w.null();
   }
+  w.key("clock").value(info.lateness ? "wall" : "virtual");
+  if (info.lateness) {
+    const Lateness& l = *info.lateness;
+    w.key("lateness").begin_object();
+    w.key("events").value(l.events);
+    w.key("late_events").value(l.late_events);
+    w.key("late_threshold_ms").value(to_milliseconds(Lateness::kTolerance));
+    w.key("max_ms").value(to_milliseconds(l.max));
+    w.key("mean_ms").value(l.events > 0 ? to_milliseconds(l.total) / static_cast<double>(l.events)
+                                        : 0.0);
+    w.end_object();
+  }
   w.end_object();
   return w.take();
 }

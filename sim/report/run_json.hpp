@@ -8,8 +8,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "sim/engine/simulator.hpp"
 
 namespace fulcrum::sim {
 
@@ -20,9 +23,12 @@ struct RunInfo {
   std::vector<std::string> command_line;  // argv as given
   std::string host;                       // empty: filled with gethostname()
   std::string backend = "sim";            // "sim" | "cuda"
+  // How late events ran behind real time, for a wall-clock run (absent: a virtual-time run).
+  std::optional<Lateness> lateness;
 };
 
-// The run.json document (events_per_s = events_processed / wall_s, null when wall_s is 0).
+// The run.json document (events_per_s = events_processed / wall_s, null when wall_s is 0;
+// `clock` "virtual" or "wall", and for a wall-clock run `lateness`).
 std::string run_json(const RunInfo& info);
 
 // Writes out_dir/run.json through a temporary + rename. Throws fulcrum::InputError when out_dir

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -289,6 +290,37 @@ TEST_CASE("unstable-bs1: batch size 1 at 100 requests/s cannot keep up and says 
   CHECK_FALSE(s.stable);
   CHECK_FALSE(s.unstable_reason.empty());
   CHECK(s.completed < s.arrived);
+}
+
+TEST_CASE("a wall-clock run of the quickstart gives the bytes of its virtual-time run",
+          "[scenarios][wall]") {
+  // Two simulated seconds in real time on the simulated backend, which then sleeps for each
+  // minibatch: the simulated timeline is the events' own, so every deterministic file is equal.
+  TempDir dir;
+  RunOptions wall;
+  wall.overrides = {"duration_s=2"};
+  wall.real_time = true;
+  wall.out_dir = dir.path / "wall";
+  RunOptions virtual_time = wall;
+  virtual_time.real_time = false;
+  virtual_time.out_dir = dir.path / "virtual";
+  const auto start = std::chrono::steady_clock::now();
+  const ScenarioRun w = run_scenario_file(scenario_file("quickstart").string(), wall);
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::seconds(2));
+  const ScenarioRun v = run_scenario_file(scenario_file("quickstart").string(), virtual_time);
+  REQUIRE(w.result.lateness.has_value());
+  CHECK(w.result.lateness->events == w.result.events_processed);
+  CHECK_FALSE(v.result.lateness.has_value());
+  for (const char* f :
+       {"summary.json", "requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
+    INFO(f);
+    const std::string x = slurp(dir.path / "wall" / f);
+    CHECK_FALSE(x.empty());
+    CHECK(x == slurp(dir.path / "virtual" / f));
+  }
+  CHECK(slurp(dir.path / "wall" / "run.json").find("\"clock\": \"wall\"") != std::string::npos);
+  CHECK(slurp(dir.path / "virtual" / "run.json").find("\"clock\": \"virtual\"") !=
+        std::string::npos);
 }
 
 TEST_CASE("the quickstart run twice gives byte-identical outputs", "[scenarios][determinism]") {

@@ -98,6 +98,9 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
   Sandbox box;
   box.write("traces-empty.csv", "arrival_s\n");
   box.write("traces-unsorted.csv", "arrival_s\n0.5\n0.25\n");
+  box.write("resnet50.csv",
+            "workload,cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w\n"
+            "resnet50,12,2201600,1300500000,3199000000,inference,16,50,40\n");
   struct Case {
     std::string what;
     std::string scenario_text;  // written as case.yaml; empty: use `args` as given
@@ -147,6 +150,21 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
        "^" + f + ":3:13: duration_s: must be >= 1e-9"},
       {"a power sampling period shorter than a nanosecond", kGood,
        "--set outputs.power_sample_s=1e-10", "^--set: outputs\\.power_sample_s: must be >= 1e-9"},
+      {"an unknown backend", kGood, "--backend tpu",
+       "^--backend: 'tpu' is not a backend \\(backends: sim, cuda\\) \\(available: sim"},
+      {"an unknown clock", kGood, "--clock sundial",
+       "^--clock: expected virtual or wall, got 'sundial'"},
+      {"an unknown performance model",
+       replace(kGood, "power_mode: MAXN", "power_mode: MAXN, perf_model: roofline"), "",
+       "^" + f + ":4:\\d+: device\\.perf_model: unknown perf_model 'roofline'"},
+      {"a missing profile table",
+       replace(kGood, "power_mode: MAXN", "power_mode: MAXN, perf_model: {table: none.csv}"), "",
+       "^" + f + ":4:\\d+: device\\.perf_model\\.table: cannot open profile CSV"},
+      {"a profile table without rows for a workload of the scenario",
+       replace(kGood, "power_mode: MAXN", "power_mode: MAXN, perf_model: {table: resnet50.csv}"),
+       "", "^" + f + ":5:\\d+: training\\.workload: workload 'mobilenetv3-large' has no profile"},
+      {"an unknown data pipeline", kGood, "--set training.data_pipeline=magic",
+       "^--set: training\\.data_pipeline: unknown data_pipeline 'magic'"},
   };
   for (const Case& c : cases) {
     INFO(c.what);

@@ -418,4 +418,22 @@ TEST_CASE("run.json records the non-deterministic facts") {
   const auto doc2 = parse_json(run_json(info));
   CHECK_FALSE(doc2.at("host").text.empty());
   CHECK(doc2.at("events_per_s").kind == JsonValue::Kind::null);
+  CHECK(doc2.at("clock").text == "virtual");
+}
+
+TEST_CASE("run.json of a wall-clock run says how late its events ran") {
+  RunInfo info;
+  info.events_processed = 4;
+  info.lateness = Lateness{};
+  info.lateness->events = 4;
+  info.lateness->late_events = 1;
+  info.lateness->max = 2'500'000;    // 2.5 ms
+  info.lateness->total = 3'000'000;  // 0.75 ms a event
+  const auto doc = parse_json(run_json(info));
+  CHECK(doc.at("clock").text == "wall");
+  CHECK(doc.path("lateness.events").number == 4);
+  CHECK(doc.path("lateness.late_events").number == 1);
+  CHECK(doc.path("lateness.late_threshold_ms").number == 1);
+  CHECK(doc.path("lateness.max_ms").number == 2.5);
+  CHECK(doc.path("lateness.mean_ms").number == 0.75);
 }
