@@ -70,13 +70,25 @@ Completion SimulatedBackend::predict(const WorkItem& item) const {
   return c;
 }
 
-Completion SimulatedBackend::execute(const WorkItem& item) {
-  assert(item.workload != nullptr && "a work item always names its workload");
-  const ItemKey key{item.workload, item.phase, item.batch_size, item.mode};
+const Completion& SimulatedBackend::lookup(const ItemKey& key, const WorkItem& item) {
+  for (std::size_t i = 0; i < recent_count_; ++i) {
+    if (recent_[i].key == key) return *recent_[i].completion;
+  }
   auto it = completions_.find(key);
   if (it == completions_.end()) it = completions_.emplace(key, predict(item)).first;
-  if (options_.real_time) std::this_thread::sleep_for(it->second.duration);
+  // Most recent first: shift the others down, dropping the oldest when full.
+  if (recent_count_ < kRecent) ++recent_count_;
+  for (std::size_t i = recent_count_ - 1; i > 0; --i) recent_[i] = recent_[i - 1];
+  recent_[0] = Recent{key, &it->second};
   return it->second;
+}
+
+Completion SimulatedBackend::execute(const WorkItem& item) {
+  assert(item.workload != nullptr && "a work item always names its workload");
+  const Completion& c =
+      lookup(ItemKey{item.workload, item.phase, item.batch_size, item.mode}, item);
+  if (options_.real_time) std::this_thread::sleep_for(c.duration);
+  return c;
 }
 
 models::RailPower SimulatedBackend::idle_power(const models::PowerMode& mode) {

@@ -1,6 +1,7 @@
 // SimulatedBackend: executes a WorkItem by asking a PerfModel. Deterministic, so it memoises one
 // Completion per (workload, phase, batch size, mode): the tens of thousands of minibatches of a
-// run cost one model evaluation per distinct item, and a repeat costs a hash lookup.
+// run cost one model evaluation per distinct item. A repeat of one of the last few distinct items
+// (a run alternates between a handful) is found by comparing keys, without hashing.
 //
 //   SimulatedBackend backend(orin, analytic_model);
 //   Completion c = backend.execute({&workload, Phase::training, 16, mode});
@@ -9,6 +10,7 @@
 // for exercising the wall-clock path of the engine without hardware.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -54,11 +56,22 @@ class SimulatedBackend final : public Backend {
   };
 
   Completion predict(const WorkItem& item) const;
+  const Completion& lookup(const ItemKey& key, const WorkItem& item);
+
+  // The last few distinct items looked up, most recent first; they point into completions_,
+  // whose nodes never move.
+  struct Recent {
+    ItemKey key;
+    const Completion* completion;
+  };
+  static constexpr std::size_t kRecent = 4;
 
   const models::DeviceSpec& device_;
   const models::PerfModel& model_;
   Options options_;
   std::unordered_map<ItemKey, Completion, ItemKeyHash> completions_;
+  std::array<Recent, kRecent> recent_{};
+  std::size_t recent_count_ = 0;
   std::map<models::PowerMode, models::RailPower> idle_;
 };
 

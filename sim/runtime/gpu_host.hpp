@@ -45,6 +45,10 @@ class GpuHost {
   // the batch that would start; for training, when its data became ready.
   virtual Time ready_since(int context) const = 0;
 
+  // The inference context whose ready batch holds the oldest request (ties: the lower context),
+  // or nullopt when no inference context has ready work: the "oldest first across streams" rule.
+  virtual std::optional<int> oldest_ready_inference() const = 0;
+
   // A training job exists and has not finished its epochs (it runs until the end otherwise).
   virtual bool is_training_active() const = 0;
 

@@ -18,18 +18,4 @@ std::unique_ptr<GpuSharingPolicy> make_gpu_sharing_policy(const GpuSharing& spec
   return std::make_unique<ManagedPolicy>(host);
 }
 
-std::optional<int> oldest_ready_inference(const GpuHost& host) {
-  std::optional<int> best;
-  Time best_since = 0;
-  for (int c = 0; c < host.context_count(); ++c) {
-    if (host.kind(c) != ContextKind::inference || !host.has_ready_work(c)) continue;
-    const Time since = host.ready_since(c);
-    if (!best || since < best_since) {
-      best = c;
-      best_since = since;
-    }
-  }
-  return best;
-}
-
 }  // namespace fulcrum::sim

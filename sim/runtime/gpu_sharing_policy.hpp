@@ -39,8 +39,4 @@ class GpuSharingPolicy {
 
 std::unique_ptr<GpuSharingPolicy> make_gpu_sharing_policy(const GpuSharing& spec, GpuHost& host);
 
-// The inference context whose ready batch holds the oldest request (ties: lowest index), or
-// nullopt when no inference context has ready work. The "oldest first across streams" rule.
-std::optional<int> oldest_ready_inference(const GpuHost& host);
-
 }  // namespace fulcrum::sim

@@ -18,13 +18,11 @@ constexpr std::size_t kMaxLatencyReserve = 1u << 24;
 }  // namespace
 
 InferenceStream::InferenceStream(int index, const InferenceStreamSpec& spec,
-                                 const models::Workload& workload, const models::PowerMode& mode,
-                                 const models::RngStreams& rng, Time end, Simulator& sim,
-                                 RunObserver* observer, ReadyFn on_ready)
+                                 const models::Workload& workload, const models::RngStreams& rng,
+                                 Time end, Simulator& sim, RunObserver* observer, ReadyFn on_ready)
     : index_(index),
       spec_(spec),
       workload_(workload),
-      mode_(mode),
       sim_(sim),
       observer_(observer),
       on_ready_(std::move(on_ready)),
@@ -94,13 +92,16 @@ void InferenceStream::dispatch() {
   on_ready_();
 }
 
-StartedItem InferenceStream::start(Time now) {
+void InferenceStream::start(Time now, StartedItem& started) {
   assert(has_ready_work());
   running_ = true;
   start_ = now;
   const Batch& batch = batches_.front();
-  return StartedItem{
-      {&workload_, models::Phase::inference, static_cast<int>(batch.size), mode_}, batch.id, 0};
+  started.item.workload = &workload_;
+  started.item.phase = models::Phase::inference;
+  started.item.batch_size = static_cast<int>(batch.size);
+  started.id = batch.id;
+  started.fetch_stall = 0;
 }
 
 void InferenceStream::finish(Time now, Time standalone) {

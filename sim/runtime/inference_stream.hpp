@@ -31,8 +31,8 @@ class InferenceStream final : public WorkContext {
   // < 1, a negative max_wait_ms, an invalid arrival process). `observer` may be null; `spec`,
   // `workload`, `sim` and `observer` must outlive the stream.
   InferenceStream(int index, const InferenceStreamSpec& spec, const models::Workload& workload,
-                  const models::PowerMode& mode, const models::RngStreams& rng, Time end,
-                  Simulator& sim, RunObserver* observer, ReadyFn on_ready);
+                  const models::RngStreams& rng, Time end, Simulator& sim, RunObserver* observer,
+                  ReadyFn on_ready);
 
   // Schedules the first arrival; each arrival schedules the next.
   void start_arrivals();
@@ -40,7 +40,7 @@ class InferenceStream final : public WorkContext {
   ContextKind kind() const override { return ContextKind::inference; }
   bool has_ready_work() const override { return !running_ && !batches_.empty(); }
   Time ready_since() const override { return requests_.front(); }
-  StartedItem start(Time now) override;
+  void start(Time now, StartedItem& started) override;
   void finish(Time now, Time standalone) override;
 
   // Remembers the backlog at mid-run, against which growth is judged at the end.
@@ -82,7 +82,6 @@ class InferenceStream final : public WorkContext {
   int index_;
   const InferenceStreamSpec& spec_;
   const models::Workload& workload_;
-  models::PowerMode mode_;
   Simulator& sim_;
   RunObserver* observer_;
   ReadyFn on_ready_;

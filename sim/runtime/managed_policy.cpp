@@ -3,7 +3,7 @@
 namespace fulcrum::sim {
 
 std::optional<int> ManagedPolicy::pick_next() {
-  if (std::optional<int> inference = oldest_ready_inference(host_)) return inference;
+  if (std::optional<int> inference = host_.oldest_ready_inference()) return inference;
   const std::optional<int> training = host_.training_context();
   if (training && host_.has_ready_work(*training)) return training;
   return std::nullopt;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <new>
+#include <type_traits>
 #include <variant>
 
 #include "backends/simulated_backend.hpp"
@@ -54,8 +56,7 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
   // Contexts in a fixed order, the training job first: policies break ties by this order.
   if (sc.training) {
     training_ = std::make_unique<TrainingJob>(
-        *sc.training, *setup.training_workload, setup.training_dataset_samples, setup.mode,
-        pipeline, sim_,
+        *sc.training, *setup.training_workload, setup.training_dataset_samples, pipeline, sim_,
         [this, c = static_cast<int>(contexts_.size())] { policy_->on_work_ready(c); });
     contexts_.emplace_back().context = training_.get();  // output id 0
   }
@@ -65,8 +66,8 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
     if (setup.inference_workloads[i] == nullptr) throw Error("run(): missing inference workload");
     const int c = static_cast<int>(contexts_.size());
     streams_.push_back(std::make_unique<InferenceStream>(
-        static_cast<int>(i), sc.inference[i], *setup.inference_workloads[i], setup.mode, rng, end_,
-        sim_, observer_, [this, c] { policy_->on_work_ready(c); }));
+        static_cast<int>(i), sc.inference[i], *setup.inference_workloads[i], rng, end_, sim_,
+        observer_, [this, c] { policy_->on_work_ready(c); }));
     Slot& slot = contexts_.emplace_back();
     slot.context = streams_.back().get();
     slot.output_id = 1 + static_cast<int>(i);
@@ -80,6 +81,10 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
   idle_power_w_ = idle.power_w;
   baseload_ = meter_.add_source("baseload");
   gpu_ = meter_.add_source("gpu");
+  for (Slot& slot : contexts_) {
+    slot.started.item.mode = setup.mode;  // every item of the run is in the run's mode
+    slot.cost.rail_active_w = models::RailValues(rails);
+  }
   share_.assign(contexts_.size(), 0.0);
   busy_ns_.assign(contexts_.size(), 0.0);
   if (backend_.runs_in_real_time()) {
@@ -101,26 +106,43 @@ Time Runtime::ready_since(int context) const {
   return slot(context).context->ready_since();
 }
 
+std::optional<int> Runtime::oldest_ready_inference() const {
+  // The streams directly (the concrete, final type): this runs at every item boundary.
+  std::optional<int> best;
+  Time best_since = 0;
+  const int first = training_ ? 1 : 0;
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    const InferenceStream& s = *streams_[i];
+    if (!s.has_ready_work()) continue;
+    const Time since = s.ready_since();
+    if (!best || since < best_since) {
+      best = first + static_cast<int>(i);
+      best_since = since;
+    }
+  }
+  return best;
+}
+
 const ItemCost& Runtime::begin_item(int context) {
   assert(has_ready_work(context));
   Slot& s = slot(context);
   const Time now = sim_.now();
-  s.started = s.context->start(now);
-  const backends::Completion done = backend_.execute(s.started.item);
+  s.context->start(now, s.started);
+  // Built in place (guaranteed copy elision): the backend writes the completion straight into
+  // the slot, with no copy through a temporary on every item.
+  static_assert(std::is_trivially_destructible_v<backends::Completion>);
+  ::new (static_cast<void*>(&s.done)) backends::Completion(backend_.execute(s.started.item));
   const std::size_t rails = idle_power_w_.size();
-  if (done.duration.count() <= 0 || done.rail_energy_j.size() != rails) {
+  if (s.done.duration.count() <= 0 || s.done.rail_energy_j.size() != rails) {
     throw Error("backend: a completion needs a duration > 0 and one energy per rail");
   }
   s.running = true;
   s.start = now;
-  s.cost.duration = static_cast<Time>(done.duration.count());
-  s.cost.rail_active_w = models::RailValues(rails);
+  s.cost.duration = static_cast<Time>(s.done.duration.count());
   const double seconds = to_seconds(s.cost.duration);
   for (std::size_t r = 0; r < rails; ++r) {
-    s.cost.rail_active_w[r] = done.rail_energy_j[r] / seconds - idle_power_w_[r];
+    s.cost.rail_active_w[r] = s.done.rail_energy_j[r] / seconds - idle_power_w_[r];
   }
-  s.energy_j = done.rail_energy_j;
-  s.provenance = done.provenance;
   return s.cost;
 }
 
@@ -133,10 +155,10 @@ void Runtime::finish_item(int context) {
   if (observer_ != nullptr) {
     const backends::WorkItem& item = s.started.item;
     observer_->on_item(ItemRecord{s.output_id, item.phase, s.started.id, item.batch_size, s.start,
-                                  now, s.cost.duration, s.started.fetch_stall, s.energy_j,
-                                  s.provenance});
+                                  now, s.cost.duration, s.started.fetch_stall, s.done.rail_energy_j,
+                                  s.done.provenance});
   }
-  s.provenance_counts.add(s.provenance);
+  s.provenance_counts.add(s.done.provenance);
   s.running = false;
 }
 

@@ -54,6 +54,7 @@ class Runtime final : public GpuHost {
     return slot(context).context->has_ready_work();
   }
   Time ready_since(int context) const override;
+  std::optional<int> oldest_ready_inference() const override;
   bool is_training_active() const override { return training_ && training_->is_active(); }
   const ItemCost& begin_item(int context) override;
   void finish_item(int context) override;
@@ -68,9 +69,8 @@ class Runtime final : public GpuHost {
     bool running = false;
     Time start = 0;
     StartedItem started;
-    ItemCost cost;
-    models::RailValues energy_j;
-    models::Provenance provenance = models::Provenance::modelled;
+    backends::Completion done;  // the backend's report of the running item
+    ItemCost cost;              // derived from it for the policy
     ProvenanceCounts provenance_counts;
   };
 

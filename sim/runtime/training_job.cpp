@@ -10,11 +10,10 @@
 namespace fulcrum::sim {
 
 TrainingJob::TrainingJob(const TrainingSpec& spec, const models::Workload& workload,
-                         double dataset_samples, const models::PowerMode& mode,
-                         DataPipeline& pipeline, Simulator& sim, ReadyFn on_ready)
+                         double dataset_samples, DataPipeline& pipeline, Simulator& sim,
+                         ReadyFn on_ready)
     : spec_(spec),
       workload_(workload),
-      mode_(mode),
       pipeline_(pipeline),
       sim_(sim),
       on_ready_(std::move(on_ready)),
@@ -67,15 +66,18 @@ void TrainingJob::prepare_next() {
   });
 }
 
-StartedItem TrainingJob::start(Time now) {
+void TrainingJob::start(Time now, StartedItem& started) {
   assert(has_ready_work());
   running_ = true;
   running_size_ = minibatch_size(next_);
   stall_total_ += stall_;
   data_ready_ = false;
   pipeline_.on_compute_start(next_, now);
-  return StartedItem{
-      {&workload_, models::Phase::training, static_cast<int>(running_size_), mode_}, next_, stall_};
+  started.item.workload = &workload_;
+  started.item.phase = models::Phase::training;
+  started.item.batch_size = static_cast<int>(running_size_);
+  started.id = next_;
+  started.fetch_stall = stall_;
 }
 
 void TrainingJob::finish(Time now, Time /*standalone*/) {

@@ -24,8 +24,7 @@ class TrainingJob final : public WorkContext {
   // Throws InputError for settings it cannot honour (batch size < 1, epochs < 1, epochs without
   // a dataset size, a negative dataset size). Everything passed must outlive the job.
   TrainingJob(const TrainingSpec& spec, const models::Workload& workload, double dataset_samples,
-              const models::PowerMode& mode, DataPipeline& pipeline, Simulator& sim,
-              ReadyFn on_ready);
+              DataPipeline& pipeline, Simulator& sim, ReadyFn on_ready);
 
   // Asks the pipeline for the first minibatch's data; returns whether it is ready at once.
   bool begin();
@@ -33,7 +32,7 @@ class TrainingJob final : public WorkContext {
   ContextKind kind() const override { return ContextKind::training; }
   bool has_ready_work() const override { return !finished_ && !running_ && data_ready_; }
   Time ready_since() const override { return ready_at_; }
-  StartedItem start(Time now) override;
+  void start(Time now, StartedItem& started) override;
   void finish(Time now, Time standalone) override;
 
   // Not finished its epochs (without epochs it trains until the run ends).
@@ -54,7 +53,6 @@ class TrainingJob final : public WorkContext {
 
   const TrainingSpec& spec_;
   const models::Workload& workload_;
-  models::PowerMode mode_;
   DataPipeline& pipeline_;
   Simulator& sim_;
   ReadyFn on_ready_;

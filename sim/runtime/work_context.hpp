@@ -28,8 +28,11 @@ class WorkContext {
   virtual bool has_ready_work() const = 0;
   virtual Time ready_since() const = 0;
 
-  // Takes the ready item and marks it running from `now`. Precondition: has_ready_work().
-  virtual StartedItem start(Time now) = 0;
+  // Takes the ready item, marks it running from `now` and describes it in `started`: its
+  // workload, phase, batch size, id and stall (the runtime has set the power mode, which is the
+  // run's; filled in place, the runtime keeps it for the item's whole run). Precondition:
+  // has_ready_work().
+  virtual void start(Time now, StartedItem& started) = 0;
 
   // The running item completed at `now`; `standalone` is its execution time alone on the GPU (the
   // backend's). Work this makes ready is visible through has_ready_work() at once; work that
