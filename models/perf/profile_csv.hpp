@@ -1,7 +1,7 @@
 // ProfileTable: the rows of a measured profile CSV (one minibatch time and power per power mode,
 // phase and batch size), read with every row's location kept so later errors can point at it.
 //
-//   ProfileTable t = read_profile_csv("models/data/profiles/example-orin-agx-resnet50.csv");
+//   ProfileTable t = read_profile_csv("my-orin-resnet50.csv");
 //   for (const ProfileRow& r : t.rows) use(r.gpu_hz, r.time_ms, r.power_w);
 //
 // Format (see models/data/profiles/README.md): header

@@ -216,27 +216,30 @@ TEST_CASE("between profiled batch sizes time and power are linear in batch size"
 }
 
 TEST_CASE("beyond the profiled batch sizes time follows the nearest two and power clamps") {
-  const TableModel m = [] {
-    TableModel model;
-    model.add_profile("resnet50", read_profile_csv(std::string(FULCRUM_DATA_DIR) +
-                                                   "/profiles/example-orin-agx-resnet50.csv"));
-    return model;
-  }();
+  // One mode, five batch sizes, module power only.
+  TableModel m;
+  m.add_profile("resnet50",
+                parse(kHeader + "12,2201600,1300500000,3199000000,inference,1,15,27\n"
+                                "12,2201600,1300500000,3199000000,inference,4,20,41\n"
+                                "12,2201600,1300500000,3199000000,inference,16,50,52\n"
+                                "12,2201600,1300500000,3199000000,inference,32,100,54\n"
+                                "12,2201600,1300500000,3199000000,inference,64,190,55\n"));
   const PowerMode maxn = mode(12, kCpu, 1300500000, kEmc);
   const Prediction big = predict(m, maxn, 128);
   CHECK(big.provenance == Provenance::extrapolated);
-  CHECK(big.time_ms == Approx(191.631 + (191.631 - 100.980) * (128 - 64) / 32.0));
-  CHECK(big.power.module_w() == Approx(55.36));
+  // The line through (32, 100 ms) and (64, 190 ms) reaches 370 ms at 128, inside [190, 380].
+  CHECK(big.time_ms == Approx(370));
+  CHECK(big.power.module_w() == Approx(55));
 
   const Prediction exact = predict(m, maxn, 16);
   CHECK(exact.provenance == Provenance::measured);
-  CHECK(exact.time_ms == Approx(51.561));
-  CHECK(exact.power.module_w() == Approx(53.54));
+  CHECK(exact.time_ms == Approx(50));
+  CHECK(exact.power.module_w() == Approx(52));
 
-  // The example holds one mode, so another mode keeps its numbers and says it extrapolated.
+  // The profile holds one mode, so another mode keeps its numbers and says it extrapolated.
   const Prediction other = predict(m, mode(8, 1728000, 612000000, kEmc), 16);
   CHECK(other.provenance == Provenance::extrapolated);
-  CHECK(other.time_ms == Approx(51.561));
+  CHECK(other.time_ms == Approx(50));
 }
 
 TEST_CASE("a single profiled batch size scales time in proportion to batch size") {
