@@ -8,6 +8,8 @@
 #include <map>
 #include <tuple>
 
+#include "models/io/csv_reader.hpp"
+
 namespace fulcrum::models {
 
 const char* to_string(ProfilePhase p) {
@@ -28,36 +30,13 @@ constexpr std::array<const char*, 8> kRequired = {"cores", "cpu_khz",    "gpu_hz
                                                   "phase", "batch_size", "time_ms", "power_w"};
 constexpr const char* kRailSuffix = "_w";
 
-// One comma-separated cell, trimmed, with the 1-based column where its text starts.
-struct Cell {
-  std::string text;
-  int column = 1;
-};
-
-std::vector<Cell> split_cells(const std::string& line) {
-  std::vector<Cell> cells;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t end = line.find(',', start);
-    if (end == std::string::npos) end = line.size();
-    std::size_t a = start;
-    std::size_t b = end;
-    while (a < b && (line[a] == ' ' || line[a] == '\t')) ++a;
-    while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t')) --b;
-    cells.push_back({line.substr(a, b - a), static_cast<int>(a) + 1});
-    if (end == line.size()) break;
-    start = end + 1;
-  }
-  return cells;
-}
-
 bool is_rail_column(const std::string& name) {
   const std::size_t n = std::char_traits<char>::length(kRailSuffix);
   return name != "power_w" && name.size() > n && name.compare(name.size() - n, n, kRailSuffix) == 0;
 }
 
-// Reads the lines of a CSV file, skipping blank and `#` lines, and turns cells into typed values;
-// every failure names source, line, column and the column's header name.
+// Turns the cells of a profile CSV into typed values; every failure names source, line, column
+// and the column's header name.
 class Parser {
  public:
   explicit Parser(std::string source) : source_(std::move(source)) {}
@@ -65,52 +44,34 @@ class Parser {
   ProfileTable parse(std::istream& in) {
     ProfileTable table;
     table.source = source_;
-    std::string line;
-    int line_no = 0;
-    bool have_header = false;
+    CsvReader csv(in, source_);
+    if (!csv.header()) fail(1, 1, "", "empty profile: no header line");
+    read_header(csv.header()->cells, csv.header()->line, table);
     std::map<std::tuple<std::string, int, double, double, double, int, int>, int> seen;
-    while (std::getline(in, line)) {
-      ++line_no;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (is_blank_or_comment(line)) continue;
-      std::vector<Cell> cells = split_cells(line);
-      if (!have_header) {
-        read_header(cells, line_no, table);
-        have_header = true;
-        continue;
-      }
-      ProfileRow row = read_row(cells, line_no, table.rail_names.size());
+    for (CsvRow line; csv.next(line);) {
+      ProfileRow row = read_row(line.cells, line.line, table.rail_names.size());
       auto key = std::make_tuple(row.workload.value_or(""), row.cores, row.cpu_khz, row.gpu_hz,
                                  row.emc_hz, static_cast<int>(row.phase), row.batch_size);
-      auto [it, inserted] = seen.emplace(key, line_no);
+      auto [it, inserted] = seen.emplace(key, line.line);
       if (!inserted) {
-        fail(line_no, 1, "row",
+        fail(line.line, 1, "row",
              "duplicate of the row on line " + std::to_string(it->second) +
                  " (same workload, mode, phase and batch_size)");
       }
       table.rows.push_back(std::move(row));
     }
-    if (!have_header) fail(1, 1, "", "empty profile: no header line");
     if (table.rows.empty())
-      fail(line_no + 1, 1, "", "empty profile: no data rows after the header");
+      fail(csv.lines_read() + 1, 1, "", "empty profile: no data rows after the header");
     return table;
   }
 
  private:
-  static bool is_blank_or_comment(const std::string& line) {
-    for (char c : line) {
-      if (c == ' ' || c == '\t') continue;
-      return c == '#';
-    }
-    return true;
-  }
-
   [[noreturn]] void fail(int line, int column, const std::string& key,
                          const std::string& problem) const {
     throw InputError(SourceLocation{source_, line, column}, key, problem);
   }
 
-  void read_header(const std::vector<Cell>& cells, int line_no, ProfileTable& table) {
+  void read_header(const std::vector<CsvCell>& cells, int line_no, ProfileTable& table) {
     header_ = cells;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const std::string& name = cells[i].text;
@@ -144,16 +105,16 @@ class Parser {
     }
   }
 
-  ProfileRow read_row(const std::vector<Cell>& cells, int line_no, std::size_t rails) const {
+  ProfileRow read_row(const std::vector<CsvCell>& cells, int line_no, std::size_t rails) const {
     if (cells.size() != header_.size()) {
       fail(line_no, 1, "",
            "expected " + std::to_string(header_.size()) + " fields as in the header, found " +
                std::to_string(cells.size()));
     }
-    auto cell = [&](std::size_t r) -> const Cell& { return cells[required_index_[r]]; };
+    auto cell = [&](std::size_t r) -> const CsvCell& { return cells[required_index_[r]]; };
     ProfileRow row;
     row.where = SourceLocation{source_, line_no, 1};
-    const Cell& phase = cell(4);
+    const CsvCell& phase = cell(4);
     if (phase.text == "training") {
       row.phase = ProfilePhase::training;
     } else if (phase.text == "inference") {
@@ -167,7 +128,7 @@ class Parser {
     const bool idle = row.phase == ProfilePhase::idle;
     if (workload_index_) {
       // Idle rows measure the device, so in a multi-workload file their workload may be empty.
-      const Cell& c = cells[*workload_index_];
+      const CsvCell& c = cells[*workload_index_];
       if (!c.text.empty()) {
         row.workload = c.text;
       } else if (!idle) {
@@ -179,9 +140,9 @@ class Parser {
     row.gpu_hz = positive_number(cell(2), line_no, "gpu_hz");
     row.emc_hz = positive_number(cell(3), line_no, "emc_hz");
     if (idle) {
-      const Cell& b = cell(5);
+      const CsvCell& b = cell(5);
       if (b.text != "0") fail(line_no, b.column, "batch_size", "idle rows must have batch_size 0");
-      const Cell& t = cell(6);
+      const CsvCell& t = cell(6);
       // An idle row has no minibatch to time; an empty cell (or 0) says so.
       if (!t.text.empty() && t.text != "0") {
         fail(line_no, t.column, "time_ms", "idle rows must leave time_ms empty");
@@ -193,7 +154,7 @@ class Parser {
     row.power_w = positive_number(cell(7), line_no, "power_w");
     row.rail_power_w.reserve(rails);
     for (std::size_t i : rail_index_) {
-      const Cell& c = cells[i];
+      const CsvCell& c = cells[i];
       if (c.text.empty()) {
         row.rail_power_w.push_back(std::nullopt);
       } else {
@@ -203,7 +164,7 @@ class Parser {
     return row;
   }
 
-  double number(const Cell& c, int line_no, const std::string& key) const {
+  double number(const CsvCell& c, int line_no, const std::string& key) const {
     if (c.text.empty()) fail(line_no, c.column, key, "missing value");
     double v = 0;
     const char* first = c.text.data();
@@ -217,21 +178,21 @@ class Parser {
     return v;
   }
 
-  double positive_number(const Cell& c, int line_no, const std::string& key) const {
+  double positive_number(const CsvCell& c, int line_no, const std::string& key) const {
     double v = number(c, line_no, key);
     if (!(v > 0))
       fail(line_no, c.column, key, "expected a positive number, found '" + c.text + "'");
     return v;
   }
 
-  double non_negative_number(const Cell& c, int line_no, const std::string& key) const {
+  double non_negative_number(const CsvCell& c, int line_no, const std::string& key) const {
     double v = number(c, line_no, key);
     if (v < 0)
       fail(line_no, c.column, key, "expected a non-negative number, found '" + c.text + "'");
     return v;
   }
 
-  int positive_int(const Cell& c, int line_no, const std::string& key) const {
+  int positive_int(const CsvCell& c, int line_no, const std::string& key) const {
     if (c.text.empty()) fail(line_no, c.column, key, "missing value");
     int v = 0;
     const char* first = c.text.data();
@@ -244,7 +205,7 @@ class Parser {
   }
 
   std::string source_;
-  std::vector<Cell> header_;
+  std::vector<CsvCell> header_;
   std::array<std::size_t, kRequired.size()> required_index_{};
   std::vector<std::size_t> rail_index_;
   std::optional<std::size_t> workload_index_;
