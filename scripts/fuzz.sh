@@ -46,6 +46,11 @@ printf '%s\n' '# made-up numbers' \
   'resnet50,12,2201600,1300500000,3199000000,inference,16,50,52,30.5,' \
   'resnet50,8,1728000,612000000,3199000000,training,32,80,25,12,4.5' \
   ',12,2201600,1300500000,3199000000,idle,0,,9.5,4,2' >"$build/corpus/profile_seeds/profile.csv"
+printf '%s\n' '# made-up numbers, in the column layout of the published measurement files' \
+  'model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,minibatch_time_ms,power_w,in_grid441' \
+  'mobilenet_v3,gld23k,train,16,12,2201600,1300500000,3199000000,90.5,40.25,1' \
+  'resnet50,imagenet_val50k,infer,4,8,1344000,726750000,2133000000,30,20,0' \
+  >"$build/corpus/profile_seeds/measured.csv"
 
 found=0
 for t in $targets; do

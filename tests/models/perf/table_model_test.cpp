@@ -380,3 +380,38 @@ TEST_CASE("predictions are deterministic across models built from the same profi
     }
   }
 }
+
+TEST_CASE("rows named by a workload alias are registered under the catalog name") {
+  const ProfileTable t = parse(
+      "model,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,minibatch_time_ms,"
+      "power_w\n"
+      "mobilenet_v3,train,16,12,2201600,1300500000,3199000000,90,40\n"
+      "bert_large,infer,8,12,2201600,1300500000,3199000000,400,60\n"
+      "resnet50,infer,8,12,2201600,1300500000,3199000000,30,45\n");
+  TableModel m;
+  m.add_profiles(t);
+  CHECK(m.workloads() == std::vector<std::string>{"bert-large", "mobilenetv3-large", "resnet50"});
+  const PowerMode maxn = mode(12, kCpu, 1300500000, kEmc);
+  const Prediction p = predict(m, maxn, 16, "mobilenetv3-large", Phase::training);
+  CHECK(p.provenance == Provenance::measured);
+  CHECK(p.time_ms == Approx(90));
+  CHECK(p.power.module_w() == Approx(40));
+  CHECK(predict(m, maxn, 8, "bert-large").time_ms == Approx(400));
+  // The alias itself is not a workload of the model.
+  CHECK(error_of([&] {
+          predict(m, maxn, 16, "mobilenet_v3", Phase::training);
+        }).find("has no profile") != std::string::npos);
+}
+
+TEST_CASE("a profile registered under an alias answers for the catalog name") {
+  TableModel m;
+  m.add_profile("mobilenet_v3",
+                parse(kHeader + "12,2201600,1300500000,3199000000,inference,1,10,20\n"));
+  CHECK(m.workloads() == std::vector<std::string>{"mobilenetv3-large"});
+  CHECK(predict(m, mode(12, kCpu, 1300500000, kEmc), 1, "mobilenetv3-large").time_ms == Approx(10));
+  // Registering the same rows again under the catalog name repeats them.
+  CHECK(error_of([&] {
+          m.add_profile("mobilenetv3-large",
+                        parse(kHeader + "12,2201600,1300500000,3199000000,inference,1,10,20\n"));
+        }).find("duplicate of the row at p.csv:2") != std::string::npos);
+}
