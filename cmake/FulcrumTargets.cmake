@@ -6,6 +6,15 @@
 set(FULCRUM_WARNINGS -Wall -Wextra -Wpedantic -Werror)
 set(FULCRUM_DATA_DIR "${PROJECT_SOURCE_DIR}/models/data")
 
+# The public reference data (DESIGN.md, "reference/"): read in place, never copied into the
+# project. Default: the shared/reference folder beside the checkout. Tests that need it skip when
+# it is absent; `fulcrum calibrate` uses it as its default --reference.
+cmake_path(SET _fulcrum_reference_default NORMALIZE "${PROJECT_SOURCE_DIR}/../shared/reference")
+set(FULCRUM_REFERENCE_DIR "${_fulcrum_reference_default}" CACHE PATH
+    "Folder with the public reference data, read in place (tests skip without it)")
+# Printed by a test that skips (tests/reference_data.hpp); CTest reports such a test as skipped.
+set(FULCRUM_SKIP_MARKER "fulcrum-test-skipped:")
+
 function(fulcrum_library name dir)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/${dir}/*.cpp")
@@ -40,9 +49,11 @@ function(fulcrum_tests name dir)
   target_compile_definitions(${exe} PRIVATE
     FULCRUM_DATA_DIR="${FULCRUM_DATA_DIR}"
     FULCRUM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    FULCRUM_REFERENCE_DIR="${FULCRUM_DATA_DIR}/reference"
+    FULCRUM_REFERENCE_DIR="${FULCRUM_REFERENCE_DIR}"
+    FULCRUM_SKIP_MARKER="${FULCRUM_SKIP_MARKER}"
     FULCRUM_BINARY="$<TARGET_FILE:fulcrum>")
-  catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                       PROPERTIES SKIP_REGULAR_EXPRESSION "${FULCRUM_SKIP_MARKER}")
 endfunction()
 
 function(fulcrum_bench name dir)

@@ -38,6 +38,19 @@ printf 'device.power_mode=MODE_30W\ninference[0].batch_size=8' >"$build/corpus/o
 printf 'inference[1]={name: b, workload: resnet50, batch_size: 1, arrivals: {process: poisson, rate_per_s: 5}}' \
   >"$build/corpus/overrides/append"
 printf 'gpu_sharing={policy: native, timeslice_us: 512}\ntraining=null' >"$build/corpus/overrides/map"
+# Nor do profile CSVs (the measured ones are reference data, read in place and never copied):
+# small made-up ones in the documented format start that corpus.
+mkdir -p "$build/corpus/profile_seeds"
+printf '%s\n' '# made-up numbers' \
+  'workload,cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w,VDD_GPU_SOC_w,VDD_CPU_CV_w' \
+  'resnet50,12,2201600,1300500000,3199000000,inference,16,50,52,30.5,' \
+  'resnet50,8,1728000,612000000,3199000000,training,32,80,25,12,4.5' \
+  ',12,2201600,1300500000,3199000000,idle,0,,9.5,4,2' >"$build/corpus/profile_seeds/profile.csv"
+printf '%s\n' '# made-up numbers, in the column layout of the published measurement files' \
+  'model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,minibatch_time_ms,power_w,in_grid441' \
+  'mobilenet_v3,gld23k,train,16,12,2201600,1300500000,3199000000,90.5,40.25,1' \
+  'resnet50,imagenet_val50k,infer,4,8,1344000,726750000,2133000000,30,20,0' \
+  >"$build/corpus/profile_seeds/measured.csv"
 
 found=0
 for t in $targets; do
@@ -48,7 +61,7 @@ for t in $targets; do
     scenario) seeds=("$root/scenarios"); extra=(-dict="$root/tests/fuzz/scenario.dict") ;;
     overrides) seeds=(); extra=(-dict="$root/tests/fuzz/scenario.dict") ;;
     trace) seeds=("$root/scenarios/traces") ;;
-    profile_csv) seeds=("$root/models/data/profiles") ;;
+    profile_csv) seeds=("$build/corpus/profile_seeds") ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
   esac
   echo "== fuzz_$t for ${seconds}s"

@@ -8,6 +8,8 @@
 #include <map>
 #include <tuple>
 
+#include "models/io/csv_reader.hpp"
+
 namespace fulcrum::models {
 
 const char* to_string(ProfilePhase p) {
@@ -24,40 +26,72 @@ const char* to_string(ProfilePhase p) {
 
 namespace {
 
-constexpr std::array<const char*, 8> kRequired = {"cores", "cpu_khz",    "gpu_hz",  "emc_hz",
-                                                  "phase", "batch_size", "time_ms", "power_w"};
-constexpr const char* kRailSuffix = "_w";
+// The values every row needs, in the order of Layout::required.
+enum Field : std::size_t { kCores, kCpuKhz, kGpuHz, kEmcHz, kPhase, kBatchSize, kTimeMs, kPowerW };
+constexpr std::size_t kFields = 8;
 
-// One comma-separated cell, trimmed, with the 1-based column where its text starts.
-struct Cell {
-  std::string text;
-  int column = 1;
+// How a header names the columns: the profile format of models/data/profiles/README.md, or the
+// column names of the published measurement files (reference/measurements/*-modes.csv).
+struct Layout {
+  std::array<const char*, kFields> required;
+  const char* workload;                // the optional workload column
+  std::array<const char*, 2> ignored;  // accepted, never read
+  const char* training;                // phase values
+  const char* inference;
+  const char* idle;  // nullptr: the layout has no idle rows
+  const char* expected_columns;
+  const char* expected_phases;
 };
 
-std::vector<Cell> split_cells(const std::string& line) {
-  std::vector<Cell> cells;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t end = line.find(',', start);
-    if (end == std::string::npos) end = line.size();
-    std::size_t a = start;
-    std::size_t b = end;
-    while (a < b && (line[a] == ' ' || line[a] == '\t')) ++a;
-    while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t')) --b;
-    cells.push_back({line.substr(a, b - a), static_cast<int>(a) + 1});
-    if (end == line.size()) break;
-    start = end + 1;
-  }
-  return cells;
+constexpr Layout kProfileLayout = {
+    {"cores", "cpu_khz", "gpu_hz", "emc_hz", "phase", "batch_size", "time_ms", "power_w"},
+    "workload",
+    {nullptr, nullptr},
+    "training",
+    "inference",
+    "idle",
+    "cores, cpu_khz, gpu_hz, emc_hz, phase, batch_size, time_ms, power_w, optional workload and "
+    "<RAIL>_w columns",
+    "training, inference or idle"};
+
+constexpr Layout kMeasurementLayout = {
+    {"cores", "cpu_freq_khz", "gpu_freq_hz", "mem_freq_hz", "phase", "minibatch_size",
+     "minibatch_time_ms", "power_w"},
+    "model",
+    {"dataset", "in_grid441"},
+    "train",
+    "infer",
+    nullptr,
+    "model, phase, minibatch_size, cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
+    "minibatch_time_ms, power_w, optional dataset, in_grid441 and <RAIL>_w columns",
+    "train or infer"};
+
+// Whether `text` is `name`; a layout without such a column or value has nullptr there.
+bool is_name(const char* name, const std::string& text) { return name != nullptr && text == name; }
+
+// Whether a column name belongs to the measurement layout and not to the profile layout.
+bool is_measurement_only(const std::string& name) {
+  auto listed = [&](const auto& list) {
+    for (const char* n : list) {
+      if (is_name(n, name)) return true;
+    }
+    return false;
+  };
+  const bool measurement = listed(kMeasurementLayout.required) ||
+                           listed(kMeasurementLayout.ignored) ||
+                           is_name(kMeasurementLayout.workload, name);
+  return measurement && !listed(kProfileLayout.required) && !is_name(kProfileLayout.workload, name);
 }
+
+constexpr const char* kRailSuffix = "_w";
 
 bool is_rail_column(const std::string& name) {
   const std::size_t n = std::char_traits<char>::length(kRailSuffix);
   return name != "power_w" && name.size() > n && name.compare(name.size() - n, n, kRailSuffix) == 0;
 }
 
-// Reads the lines of a CSV file, skipping blank and `#` lines, and turns cells into typed values;
-// every failure names source, line, column and the column's header name.
+// Turns the cells of a profile CSV into typed values; every failure names source, line, column
+// and the column's header name.
 class Parser {
  public:
   explicit Parser(std::string source) : source_(std::move(source)) {}
@@ -65,53 +99,41 @@ class Parser {
   ProfileTable parse(std::istream& in) {
     ProfileTable table;
     table.source = source_;
-    std::string line;
-    int line_no = 0;
-    bool have_header = false;
+    CsvReader csv(in, source_);
+    if (!csv.header()) fail(1, 1, "", "empty profile: no header line");
+    read_header(csv.header()->cells, csv.header()->line, table);
     std::map<std::tuple<std::string, int, double, double, double, int, int>, int> seen;
-    while (std::getline(in, line)) {
-      ++line_no;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (is_blank_or_comment(line)) continue;
-      std::vector<Cell> cells = split_cells(line);
-      if (!have_header) {
-        read_header(cells, line_no, table);
-        have_header = true;
-        continue;
-      }
-      ProfileRow row = read_row(cells, line_no, table.rail_names.size());
+    for (CsvRow line; csv.next(line);) {
+      ProfileRow row = read_row(line.cells, line.line, table.rail_names.size());
       auto key = std::make_tuple(row.workload.value_or(""), row.cores, row.cpu_khz, row.gpu_hz,
                                  row.emc_hz, static_cast<int>(row.phase), row.batch_size);
-      auto [it, inserted] = seen.emplace(key, line_no);
+      auto [it, inserted] = seen.emplace(key, line.line);
       if (!inserted) {
-        fail(line_no, 1, "row",
+        fail(line.line, 1, "row",
              "duplicate of the row on line " + std::to_string(it->second) +
                  " (same workload, mode, phase and batch_size)");
       }
       table.rows.push_back(std::move(row));
     }
-    if (!have_header) fail(1, 1, "", "empty profile: no header line");
     if (table.rows.empty())
-      fail(line_no + 1, 1, "", "empty profile: no data rows after the header");
+      fail(csv.lines_read() + 1, 1, "", "empty profile: no data rows after the header");
     return table;
   }
 
  private:
-  static bool is_blank_or_comment(const std::string& line) {
-    for (char c : line) {
-      if (c == ' ' || c == '\t') continue;
-      return c == '#';
-    }
-    return true;
-  }
-
   [[noreturn]] void fail(int line, int column, const std::string& key,
                          const std::string& problem) const {
     throw InputError(SourceLocation{source_, line, column}, key, problem);
   }
 
-  void read_header(const std::vector<Cell>& cells, int line_no, ProfileTable& table) {
+  void read_header(const std::vector<CsvCell>& cells, int line_no, ProfileTable& table) {
     header_ = cells;
+    // A header that uses any name of the measurement files is read in their layout.
+    const CsvCell* recognised_by = nullptr;
+    for (const CsvCell& c : cells) {
+      if (!recognised_by && is_measurement_only(c.text)) recognised_by = &c;
+    }
+    layout_ = recognised_by ? &kMeasurementLayout : &kProfileLayout;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const std::string& name = cells[i].text;
       if (name.empty()) fail(line_no, cells[i].column, "", "empty column name in the header");
@@ -119,81 +141,86 @@ class Parser {
         if (cells[j].text == name)
           fail(line_no, cells[i].column, name, "column appears twice in the header");
       }
-      bool known = name == "workload" || is_rail_column(name);
-      for (const char* r : kRequired) known = known || name == r;
+      bool known = is_name(layout_->workload, name) || is_rail_column(name);
+      for (const char* r : layout_->required) known = known || is_name(r, name);
+      for (const char* r : layout_->ignored) known = known || is_name(r, name);
       if (!known) {
-        fail(line_no, cells[i].column, name,
-             "unknown column (expected cores, cpu_khz, gpu_hz, emc_hz, phase, batch_size, time_ms, "
-             "power_w, optional workload and <RAIL>_w columns)");
+        std::string problem = std::string("unknown column (expected ") + layout_->expected_columns;
+        if (recognised_by) {
+          problem += "; the header is in the measurement layout, recognised by '" +
+                     recognised_by->text + "'";
+        }
+        fail(line_no, cells[i].column, name, problem + ")");
       }
       if (is_rail_column(name)) {
         rail_index_.push_back(i);
         table.rail_names.push_back(name.substr(0, name.size() - 2));
       }
-      if (name == "workload") workload_index_ = i;
+      if (is_name(layout_->workload, name)) workload_index_ = i;
     }
-    for (std::size_t r = 0; r < kRequired.size(); ++r) {
+    for (std::size_t r = 0; r < kFields; ++r) {
       bool found = false;
       for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (cells[i].text == kRequired[r]) {
+        if (is_name(layout_->required[r], cells[i].text)) {
           required_index_[r] = i;
           found = true;
         }
       }
-      if (!found) fail(line_no, 1, kRequired[r], "missing required column");
+      if (!found) fail(line_no, 1, layout_->required[r], "missing required column");
     }
   }
 
-  ProfileRow read_row(const std::vector<Cell>& cells, int line_no, std::size_t rails) const {
+  ProfileRow read_row(const std::vector<CsvCell>& cells, int line_no, std::size_t rails) const {
     if (cells.size() != header_.size()) {
       fail(line_no, 1, "",
            "expected " + std::to_string(header_.size()) + " fields as in the header, found " +
                std::to_string(cells.size()));
     }
-    auto cell = [&](std::size_t r) -> const Cell& { return cells[required_index_[r]]; };
+    auto cell = [&](Field f) -> const CsvCell& { return cells[required_index_[f]]; };
+    auto key = [&](Field f) -> std::string { return layout_->required[f]; };
     ProfileRow row;
     row.where = SourceLocation{source_, line_no, 1};
-    const Cell& phase = cell(4);
-    if (phase.text == "training") {
+    const CsvCell& phase = cell(kPhase);
+    if (is_name(layout_->training, phase.text)) {
       row.phase = ProfilePhase::training;
-    } else if (phase.text == "inference") {
+    } else if (is_name(layout_->inference, phase.text)) {
       row.phase = ProfilePhase::inference;
-    } else if (phase.text == "idle") {
+    } else if (is_name(layout_->idle, phase.text)) {
       row.phase = ProfilePhase::idle;
     } else {
-      fail(line_no, phase.column, "phase",
-           "unknown phase '" + phase.text + "' (expected training, inference or idle)");
+      fail(line_no, phase.column, key(kPhase),
+           "unknown phase '" + phase.text + "' (expected " + layout_->expected_phases + ")");
     }
     const bool idle = row.phase == ProfilePhase::idle;
     if (workload_index_) {
       // Idle rows measure the device, so in a multi-workload file their workload may be empty.
-      const Cell& c = cells[*workload_index_];
+      const CsvCell& c = cells[*workload_index_];
       if (!c.text.empty()) {
         row.workload = c.text;
       } else if (!idle) {
-        fail(line_no, c.column, "workload", "missing value");
+        fail(line_no, c.column, layout_->workload, "missing value");
       }
     }
-    row.cores = positive_int(cell(0), line_no, "cores");
-    row.cpu_khz = positive_number(cell(1), line_no, "cpu_khz");
-    row.gpu_hz = positive_number(cell(2), line_no, "gpu_hz");
-    row.emc_hz = positive_number(cell(3), line_no, "emc_hz");
+    row.cores = positive_int(cell(kCores), line_no, key(kCores));
+    row.cpu_khz = positive_number(cell(kCpuKhz), line_no, key(kCpuKhz));
+    row.gpu_hz = positive_number(cell(kGpuHz), line_no, key(kGpuHz));
+    row.emc_hz = positive_number(cell(kEmcHz), line_no, key(kEmcHz));
     if (idle) {
-      const Cell& b = cell(5);
+      const CsvCell& b = cell(kBatchSize);
       if (b.text != "0") fail(line_no, b.column, "batch_size", "idle rows must have batch_size 0");
-      const Cell& t = cell(6);
+      const CsvCell& t = cell(kTimeMs);
       // An idle row has no minibatch to time; an empty cell (or 0) says so.
       if (!t.text.empty() && t.text != "0") {
         fail(line_no, t.column, "time_ms", "idle rows must leave time_ms empty");
       }
     } else {
-      row.batch_size = positive_int(cell(5), line_no, "batch_size");
-      row.time_ms = positive_number(cell(6), line_no, "time_ms");
+      row.batch_size = positive_int(cell(kBatchSize), line_no, key(kBatchSize));
+      row.time_ms = positive_number(cell(kTimeMs), line_no, key(kTimeMs));
     }
-    row.power_w = positive_number(cell(7), line_no, "power_w");
+    row.power_w = positive_number(cell(kPowerW), line_no, key(kPowerW));
     row.rail_power_w.reserve(rails);
     for (std::size_t i : rail_index_) {
-      const Cell& c = cells[i];
+      const CsvCell& c = cells[i];
       if (c.text.empty()) {
         row.rail_power_w.push_back(std::nullopt);
       } else {
@@ -203,7 +230,7 @@ class Parser {
     return row;
   }
 
-  double number(const Cell& c, int line_no, const std::string& key) const {
+  double number(const CsvCell& c, int line_no, const std::string& key) const {
     if (c.text.empty()) fail(line_no, c.column, key, "missing value");
     double v = 0;
     const char* first = c.text.data();
@@ -217,21 +244,21 @@ class Parser {
     return v;
   }
 
-  double positive_number(const Cell& c, int line_no, const std::string& key) const {
+  double positive_number(const CsvCell& c, int line_no, const std::string& key) const {
     double v = number(c, line_no, key);
     if (!(v > 0))
       fail(line_no, c.column, key, "expected a positive number, found '" + c.text + "'");
     return v;
   }
 
-  double non_negative_number(const Cell& c, int line_no, const std::string& key) const {
+  double non_negative_number(const CsvCell& c, int line_no, const std::string& key) const {
     double v = number(c, line_no, key);
     if (v < 0)
       fail(line_no, c.column, key, "expected a non-negative number, found '" + c.text + "'");
     return v;
   }
 
-  int positive_int(const Cell& c, int line_no, const std::string& key) const {
+  int positive_int(const CsvCell& c, int line_no, const std::string& key) const {
     if (c.text.empty()) fail(line_no, c.column, key, "missing value");
     int v = 0;
     const char* first = c.text.data();
@@ -244,8 +271,9 @@ class Parser {
   }
 
   std::string source_;
-  std::vector<Cell> header_;
-  std::array<std::size_t, kRequired.size()> required_index_{};
+  std::vector<CsvCell> header_;
+  const Layout* layout_ = &kProfileLayout;
+  std::array<std::size_t, kFields> required_index_{};
   std::vector<std::size_t> rail_index_;
   std::optional<std::size_t> workload_index_;
 };

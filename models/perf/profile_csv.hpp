@@ -1,12 +1,17 @@
 // ProfileTable: the rows of a measured profile CSV (one minibatch time and power per power mode,
 // phase and batch size), read with every row's location kept so later errors can point at it.
 //
-//   ProfileTable t = read_profile_csv("models/data/profiles/example-orin-agx-resnet50.csv");
+//   ProfileTable t = read_profile_csv("my-orin-resnet50.csv");
 //   for (const ProfileRow& r : t.rows) use(r.gpu_hz, r.time_ms, r.power_w);
 //
-// Format (see models/data/profiles/README.md): header
-//   cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w
-// in any order, plus optional `workload` and per-rail `<RAIL>_w` columns; `#` lines are comments.
+// Formats (see models/data/profiles/README.md), told apart by the header's column names:
+// - profile: cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w in any order, plus
+//   optional `workload` and per-rail `<RAIL>_w` columns; phases training, inference, idle.
+// - measurement (the published Orin AGX files, reference/measurements/*-modes.csv):
+//   model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,
+//   minibatch_time_ms,power_w[,in_grid441]; phases train and infer; `model` is the workload
+//   column, `dataset` and `in_grid441` are accepted and ignored.
+// Both: `#` lines are comments, read by models/io/csv_reader.hpp.
 #pragma once
 
 #include <iosfwd>
@@ -24,7 +29,7 @@ enum class ProfilePhase { inference, training, idle };
 const char* to_string(ProfilePhase p);
 
 struct ProfileRow {
-  std::optional<std::string> workload;  // absent when the file has no `workload` column
+  std::optional<std::string> workload;  // absent when the file has no workload (`model`) column
   int cores = 0;
   double cpu_khz = 0;
   double gpu_hz = 0;
@@ -44,10 +49,12 @@ struct ProfileTable {
   std::vector<ProfileRow> rows;         // in file order
 };
 
-// Parses CSV text. `source` names the text in error messages. Throws InputError
-// ("source:line:col: column: problem") for an empty file, a missing or unknown column, a row with
-// the wrong number of fields, an unparsable, non-finite or non-positive number, an unknown phase,
-// or two rows with the same (workload, mode, phase, batch_size).
+// Parses CSV text in either format into the same rows (the workload as the file spells it, e.g.
+// "mobilenet_v3"; TableModel maps aliases to catalog names). `source` names the text in error
+// messages. Throws InputError ("source:line:col: column: problem", the column as the header names
+// it) for an empty file, a missing or unknown column, a row with the wrong number of fields, an
+// unparsable, non-finite or non-positive number, an unknown phase, or two rows with the same
+// (workload, mode, phase, batch_size).
 ProfileTable parse_profile_csv(std::istream& in, const std::string& source);
 
 // Reads and parses a file; an unreadable file is an InputError too.

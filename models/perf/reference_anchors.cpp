@@ -5,9 +5,9 @@
 #include <cmath>
 #include <fstream>
 #include <regex>
-#include <sstream>
 
 #include "models/error.hpp"
+#include "models/io/csv_reader.hpp"
 
 namespace fulcrum::models {
 
@@ -20,11 +20,7 @@ constexpr const char* kInferenceDevice = "orin-agx-64gb";
 // Training rows are minibatch 16 unless noted (header of training-anchors.csv).
 constexpr int kTrainingBatch = 16;
 
-struct CsvRow {
-  int line = 0;
-  std::vector<std::string> fields;
-};
-
+// A whole reference file in memory: they are small, and a row is looked up by column name.
 struct Csv {
   std::string name;
   std::vector<std::string> header;
@@ -40,8 +36,8 @@ struct Csv {
   }
   const std::string& field(const CsvRow& r, const std::string& col) const {
     const std::size_t i = column(col);
-    if (i >= r.fields.size()) fail(r.line, "row has no '" + col + "' field");
-    return r.fields[i];
+    if (i >= r.cells.size()) fail(r.line, "row has no '" + col + "' field");
+    return r.cells[i].text;
   }
   double number(const CsvRow& r, const std::string& col) const {
     const std::string& s = field(r, col);
@@ -54,34 +50,18 @@ struct Csv {
   }
 };
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(line);
-  while (std::getline(in, cur, ',')) out.push_back(cur);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-
 Csv read_csv(const std::string& dir, const std::string& file) {
   Csv csv;
   csv.name = file;
   const std::string path = dir + "/" + file;
   std::ifstream in(path);
   if (!in) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open reference file");
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line.front() == '#') continue;
-    if (csv.header.empty()) {
-      csv.header = split(line);
-    } else {
-      csv.rows.push_back({n, split(line)});
-    }
+  CsvReader reader(in, file);
+  if (reader.header()) {
+    for (const CsvCell& c : reader.header()->cells) csv.header.push_back(c.text);
   }
-  if (csv.header.empty()) csv.fail(n, "no header row");
+  for (CsvRow row; reader.next(row);) csv.rows.push_back(row);
+  if (csv.header.empty()) csv.fail(reader.lines_read(), "no header row");
   return csv;
 }
 

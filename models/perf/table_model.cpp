@@ -7,6 +7,8 @@
 #include <limits>
 #include <set>
 
+#include "models/workload/workload_catalog.hpp"
+
 namespace fulcrum::models {
 
 namespace {
@@ -97,11 +99,13 @@ void TableModel::add_profile(const std::string& workload_name, const ProfileTabl
 }
 
 void TableModel::add_rows(const std::string& workload_name, const ProfileTable& table) {
+  // Rows are kept under the catalog's name, whichever spelling the file or the caller used.
+  const std::string name(canonical_workload_name(workload_name));
   std::size_t taken = 0;
   std::set<std::string> others;
   for (const ProfileRow& row : table.rows) {
     const bool idle = row.phase == ProfilePhase::idle;
-    if (!idle && row.workload && *row.workload != workload_name) {
+    if (!idle && row.workload && canonical_workload_name(*row.workload) != name) {
       others.insert(*row.workload);
       continue;
     }
@@ -126,7 +130,7 @@ void TableModel::add_rows(const std::string& workload_name, const ProfileTable& 
     }
     ++taken;
     const Phase phase = row.phase == ProfilePhase::training ? Phase::training : Phase::inference;
-    if (auto earlier = insert(busy_[workload_name][phase], index)) {
+    if (auto earlier = insert(busy_[name][phase], index)) {
       const SourceLocation& first = points_[*earlier].where;
       points_.pop_back();
       throw InputError(row.where, "row",
@@ -152,7 +156,7 @@ void TableModel::add_profiles(const ProfileTable& table) {
       throw InputError(SourceLocation{table.source, 0, 0}, "workload",
                        "the profile has no workload column; register it for one workload");
     }
-    names.insert(*row.workload);
+    names.insert(std::string(canonical_workload_name(*row.workload)));
   }
   for (const auto& n : names) add_profile(n, table);
 }

@@ -47,15 +47,17 @@ class TableModel : public PerfModel {
   TableModel() = default;
   explicit TableModel(Options options) : options_(options) {}
 
-  // Registers the rows of `table` for the workload: all rows when the table has no `workload`
-  // column, else the rows naming it. `idle` rows (of any workload) join the device baseload.
-  // Throws InputError when no row is for the workload, or a row repeats one already registered.
+  // Registers the rows of `table` for the workload: all rows when the table has no workload
+  // column, else the rows naming it. Names are matched and kept as catalog names
+  // (canonical_workload_name: the measurement files' "mobilenet_v3" is "mobilenetv3-large").
+  // `idle` rows (of any workload) join the device baseload. Throws InputError when no row is for
+  // the workload, or a row repeats one already registered.
   void add_profile(const std::string& workload_name, const ProfileTable& table);
 
-  // Registers every workload named in the table's `workload` column (InputError without one).
+  // Registers every workload named in the table's workload column (InputError without one).
   void add_profiles(const ProfileTable& table);
 
-  // Names of the workloads with rows, sorted.
+  // Catalog names of the workloads with rows, sorted.
   std::vector<std::string> workloads() const;
 
   std::string name() const override { return "table"; }

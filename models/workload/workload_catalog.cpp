@@ -59,4 +59,32 @@ const WorkloadCatalog& workload_catalog() {
   return catalog;
 }
 
+namespace {
+
+// The published Orin AGX measurements (reference/measurements/orin-agx-*-modes.csv) name models
+// in their own way; resnet18, resnet50, lstm and yolov8n are spelled as here and need no alias.
+constexpr WorkloadAlias kAliases[] = {
+    // BERT-base on SQuAD v2.0 in the training file (its header: AutoCITE Table 5 / PowerTrain
+    // Table 3): 12 encoder blocks, hidden 768, the catalog's bert-base.
+    {"bert_base", "bert-base"},
+    // BERT-Large on SQuAD v2.0 dev in the inference file (AutoCITE Table 5): 24 blocks, hidden
+    // 1024, the catalog's bert-large.
+    {"bert_large", "bert-large"},
+    // "MobileNetV3" on GLD-23k. The inference file's header says its MAXN rows equal the Pagoda
+    // roofline study's, which reference/orin-agx-inference-maxn.csv lists as mobilenetv3-large;
+    // the large variant is also what training-anchors.csv names for the same GLD-23k training.
+    {"mobilenet_v3", "mobilenetv3-large"},
+};
+
+}  // namespace
+
+std::span<const WorkloadAlias> workload_aliases() { return kAliases; }
+
+std::string_view canonical_workload_name(std::string_view name) {
+  for (const WorkloadAlias& a : kAliases) {
+    if (a.alias == name) return a.name;
+  }
+  return name;
+}
+
 }  // namespace fulcrum::models

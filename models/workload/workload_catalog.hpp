@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,5 +45,18 @@ class WorkloadCatalog {
 
 // The process-wide catalog: built on first use (thread-safe), immutable afterwards.
 const WorkloadCatalog& workload_catalog();
+
+// Another spelling of a catalog workload, as a measurement file names it ("mobilenet_v3").
+struct WorkloadAlias {
+  std::string_view alias;
+  std::string_view name;  // the catalog name
+};
+
+// Every alias, sorted by alias. Aliases are not catalog names: get() and find() do not know them.
+std::span<const WorkloadAlias> workload_aliases();
+
+// The catalog name that `name` stands for: the aliased workload, else `name` itself (which need
+// not be in the catalog). Needs no catalog, so it costs no model building.
+std::string_view canonical_workload_name(std::string_view name);
 
 }  // namespace fulcrum::models

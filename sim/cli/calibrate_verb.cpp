@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/device/device_catalog.hpp"
+#include "models/error.hpp"
 #include "sim/cli/scenario_run.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/calibration_loader.hpp"
@@ -22,8 +23,8 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
   options.add_options()("help,h", "this help")(
       "device", po::value<std::string>()->default_value("orin-agx-64gb"), "device to calibrate")(
       "reference", po::value<std::string>(),
-      "folder with the reference measurements (orin-agx-inference-maxn.csv, training-anchors.csv);"
-      " default $FULCRUM_REFERENCE_DIR, else the shipped models/data/reference")(
+      "folder with the reference measurements (orin-agx-inference-maxn.csv, training-anchors.csv),"
+      " read in place; default $FULCRUM_REFERENCE_DIR, else the build's " FULCRUM_REFERENCE_DIR)(
       "out", po::value<std::string>(),
       "write the fitted calibration YAML here (a .yaml file, or a folder that gets <device>.yaml)")(
       "quiet,q", "do not print the fit table");
@@ -37,14 +38,21 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
         options);
     return 0;
   }
-  std::string reference;
+  std::string reference = FULCRUM_REFERENCE_DIR;  // the CMake cache variable of the same name
+  std::string chosen_by = "the build's default, -DFULCRUM_REFERENCE_DIR";
   if (vm.count("reference")) {
     reference = vm["reference"].as<std::string>();
+    chosen_by = "from --reference";
   } else if (const char* env = std::getenv("FULCRUM_REFERENCE_DIR");
              env != nullptr && *env != '\0') {
     reference = env;
-  } else {
-    reference = default_data_dir() + "/reference";
+    chosen_by = "from $FULCRUM_REFERENCE_DIR";
+  }
+  if (std::error_code ec; !std::filesystem::is_directory(reference, ec)) {
+    throw InputError(std::nullopt, "fulcrum calibrate",
+                     "reference folder '" + reference + "' not found (" + chosen_by +
+                         "); pass --reference DIR naming the folder with the reference "
+                         "measurements");
   }
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
   const models::DeviceSpec& device = catalog.get(vm["device"].as<std::string>());

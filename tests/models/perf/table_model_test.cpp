@@ -216,27 +216,30 @@ TEST_CASE("between profiled batch sizes time and power are linear in batch size"
 }
 
 TEST_CASE("beyond the profiled batch sizes time follows the nearest two and power clamps") {
-  const TableModel m = [] {
-    TableModel model;
-    model.add_profile("resnet50", read_profile_csv(std::string(FULCRUM_DATA_DIR) +
-                                                   "/profiles/example-orin-agx-resnet50.csv"));
-    return model;
-  }();
+  // One mode, five batch sizes, module power only.
+  TableModel m;
+  m.add_profile("resnet50",
+                parse(kHeader + "12,2201600,1300500000,3199000000,inference,1,15,27\n"
+                                "12,2201600,1300500000,3199000000,inference,4,20,41\n"
+                                "12,2201600,1300500000,3199000000,inference,16,50,52\n"
+                                "12,2201600,1300500000,3199000000,inference,32,100,54\n"
+                                "12,2201600,1300500000,3199000000,inference,64,190,55\n"));
   const PowerMode maxn = mode(12, kCpu, 1300500000, kEmc);
   const Prediction big = predict(m, maxn, 128);
   CHECK(big.provenance == Provenance::extrapolated);
-  CHECK(big.time_ms == Approx(191.631 + (191.631 - 100.980) * (128 - 64) / 32.0));
-  CHECK(big.power.module_w() == Approx(55.36));
+  // The line through (32, 100 ms) and (64, 190 ms) reaches 370 ms at 128, inside [190, 380].
+  CHECK(big.time_ms == Approx(370));
+  CHECK(big.power.module_w() == Approx(55));
 
   const Prediction exact = predict(m, maxn, 16);
   CHECK(exact.provenance == Provenance::measured);
-  CHECK(exact.time_ms == Approx(51.561));
-  CHECK(exact.power.module_w() == Approx(53.54));
+  CHECK(exact.time_ms == Approx(50));
+  CHECK(exact.power.module_w() == Approx(52));
 
-  // The example holds one mode, so another mode keeps its numbers and says it extrapolated.
+  // The profile holds one mode, so another mode keeps its numbers and says it extrapolated.
   const Prediction other = predict(m, mode(8, 1728000, 612000000, kEmc), 16);
   CHECK(other.provenance == Provenance::extrapolated);
-  CHECK(other.time_ms == Approx(51.561));
+  CHECK(other.time_ms == Approx(50));
 }
 
 TEST_CASE("a single profiled batch size scales time in proportion to batch size") {
@@ -376,4 +379,39 @@ TEST_CASE("predictions are deterministic across models built from the same profi
       }
     }
   }
+}
+
+TEST_CASE("rows named by a workload alias are registered under the catalog name") {
+  const ProfileTable t = parse(
+      "model,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,minibatch_time_ms,"
+      "power_w\n"
+      "mobilenet_v3,train,16,12,2201600,1300500000,3199000000,90,40\n"
+      "bert_large,infer,8,12,2201600,1300500000,3199000000,400,60\n"
+      "resnet50,infer,8,12,2201600,1300500000,3199000000,30,45\n");
+  TableModel m;
+  m.add_profiles(t);
+  CHECK(m.workloads() == std::vector<std::string>{"bert-large", "mobilenetv3-large", "resnet50"});
+  const PowerMode maxn = mode(12, kCpu, 1300500000, kEmc);
+  const Prediction p = predict(m, maxn, 16, "mobilenetv3-large", Phase::training);
+  CHECK(p.provenance == Provenance::measured);
+  CHECK(p.time_ms == Approx(90));
+  CHECK(p.power.module_w() == Approx(40));
+  CHECK(predict(m, maxn, 8, "bert-large").time_ms == Approx(400));
+  // The alias itself is not a workload of the model.
+  CHECK(error_of([&] {
+          predict(m, maxn, 16, "mobilenet_v3", Phase::training);
+        }).find("has no profile") != std::string::npos);
+}
+
+TEST_CASE("a profile registered under an alias answers for the catalog name") {
+  TableModel m;
+  m.add_profile("mobilenet_v3",
+                parse(kHeader + "12,2201600,1300500000,3199000000,inference,1,10,20\n"));
+  CHECK(m.workloads() == std::vector<std::string>{"mobilenetv3-large"});
+  CHECK(predict(m, mode(12, kCpu, 1300500000, kEmc), 1, "mobilenetv3-large").time_ms == Approx(10));
+  // Registering the same rows again under the catalog name repeats them.
+  CHECK(error_of([&] {
+          m.add_profile("mobilenetv3-large",
+                        parse(kHeader + "12,2201600,1300500000,3199000000,inference,1,10,20\n"));
+        }).find("duplicate of the row at p.csv:2") != std::string::npos);
 }

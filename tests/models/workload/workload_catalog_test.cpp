@@ -158,3 +158,30 @@ TEST_CASE("the catalog is built once and shared", "[workload]") {
   CHECK(&workload_catalog() == &workload_catalog());
   CHECK(&workload_catalog().get("resnet50") == &workload_catalog().get("resnet50"));
 }
+
+TEST_CASE("the published measurement files' model names all resolve to catalog workloads",
+          "[workload]") {
+  // The names used by reference/measurements/orin-agx-{training,inference}-modes.csv.
+  for (const char* name :
+       {"resnet18", "mobilenet_v3", "bert_base", "lstm", "resnet50", "yolov8n", "bert_large"}) {
+    INFO(name);
+    CHECK(workload_catalog().find(canonical_workload_name(name)) != nullptr);
+  }
+  CHECK(canonical_workload_name("mobilenet_v3") == "mobilenetv3-large");
+  CHECK(canonical_workload_name("bert_base") == "bert-base");
+  CHECK(canonical_workload_name("bert_large") == "bert-large");
+}
+
+TEST_CASE("aliases are not catalog names, and other names pass through unchanged", "[workload]") {
+  std::string previous;
+  for (const WorkloadAlias& a : workload_aliases()) {
+    INFO(a.alias);
+    CHECK(workload_catalog().find(a.alias) == nullptr);
+    CHECK(workload_catalog().find(a.name) != nullptr);
+    CHECK(std::string(a.alias) > previous);  // sorted, no repeats
+    previous = a.alias;
+  }
+  CHECK(canonical_workload_name("resnet50") == "resnet50");
+  CHECK(canonical_workload_name("mobilenetv3-large") == "mobilenetv3-large");
+  CHECK(canonical_workload_name("no-such-model") == "no-such-model");
+}

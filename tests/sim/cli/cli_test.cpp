@@ -55,11 +55,12 @@ struct Sandbox {
     std::ofstream(dir / name, std::ios::binary) << text;
     return (dir / name).string();
   }
-  Outcome fulcrum(const std::string& args) const {
+  // `env` is prepended to the command line ("NAME=VALUE ...").
+  Outcome fulcrum(const std::string& args, const std::string& env = "") const {
     const fs::path out = dir / "stdout.txt";
     const fs::path err = dir / "stderr.txt";
-    const std::string cmd = quote(FULCRUM_BINARY) + " " + args + " >" + quote(out.string()) +
-                            " 2>" + quote(err.string());
+    const std::string cmd = (env.empty() ? "" : env + " ") + quote(FULCRUM_BINARY) + " " + args +
+                            " >" + quote(out.string()) + " 2>" + quote(err.string());
     const int raw = std::system(cmd.c_str());
     Outcome o;
     o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -202,6 +203,23 @@ TEST_CASE("a missing scenario file exits 2 naming the file", "[cli]") {
   CHECK(o.err.find("nope.yaml: cannot open file") != std::string::npos);
   CHECK(count_lines(o.err) == 1);
   CHECK_FALSE(fs::exists(box.dir / "out"));
+}
+
+TEST_CASE("calibrate without its reference folder exits 2 with one line naming it", "[cli]") {
+  Sandbox box;
+  const std::string missing = (box.dir / "no-reference").string();
+  const std::string out = (box.dir / "cal.yaml").string();
+  const Outcome o = box.fulcrum("calibrate --reference " + quote(missing) + " --out " + quote(out));
+  CHECK(o.status == 2);
+  CHECK(count_lines(o.err) == 1);
+  CHECK(o.err.rfind("fulcrum calibrate: reference folder '" + missing + "' not found", 0) == 0);
+  CHECK(o.err.find("pass --reference DIR") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  // The environment variable names the folder when --reference is not given.
+  const Outcome env = box.fulcrum("calibrate", "FULCRUM_REFERENCE_DIR=" + quote(missing));
+  CHECK(env.status == 2);
+  CHECK(env.err.find("'" + missing + "' not found (from $FULCRUM_REFERENCE_DIR)") !=
+        std::string::npos);
 }
 
 TEST_CASE("an unknown verb exits 2 and lists the verbs", "[cli]") {
