@@ -19,12 +19,14 @@ namespace fulcrum::sim {
 namespace po = boost::program_options;
 
 int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const std::string reference_help =
+      "folder with the reference measurements (orin-agx-inference-maxn.csv, training-anchors.csv),"
+      " read in place; default $FULCRUM_REFERENCE_DIR, else the build's " +
+      build_reference_dir();
   po::options_description options("Options");
   options.add_options()("help,h", "this help")(
       "device", po::value<std::string>()->default_value("orin-agx-64gb"), "device to calibrate")(
-      "reference", po::value<std::string>(),
-      "folder with the reference measurements (orin-agx-inference-maxn.csv, training-anchors.csv),"
-      " read in place; default $FULCRUM_REFERENCE_DIR, else the build's " FULCRUM_REFERENCE_DIR)(
+      "reference", po::value<std::string>(), reference_help.c_str())(
       "out", po::value<std::string>(),
       "write the fitted calibration YAML here (a .yaml file, or a folder that gets <device>.yaml)")(
       "quiet,q", "do not print the fit table");
@@ -38,25 +40,17 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
         options);
     return 0;
   }
-  std::string reference = FULCRUM_REFERENCE_DIR;  // the CMake cache variable of the same name
-  std::string chosen_by = "the build's default, -DFULCRUM_REFERENCE_DIR";
-  if (vm.count("reference")) {
-    reference = vm["reference"].as<std::string>();
-    chosen_by = "from --reference";
-  } else if (const char* env = std::getenv("FULCRUM_REFERENCE_DIR");
-             env != nullptr && *env != '\0') {
-    reference = env;
-    chosen_by = "from $FULCRUM_REFERENCE_DIR";
-  }
-  if (std::error_code ec; !std::filesystem::is_directory(reference, ec)) {
+  DataDir reference = default_reference_dir();
+  if (vm.count("reference")) reference = {vm["reference"].as<std::string>(), "from --reference"};
+  if (std::error_code ec; !std::filesystem::is_directory(reference.path, ec)) {
     throw InputError(std::nullopt, "fulcrum calibrate",
-                     "reference folder '" + reference + "' not found (" + chosen_by +
+                     "reference folder '" + reference.path + "' not found (" + reference.chosen_by +
                          "); pass --reference DIR naming the folder with the reference "
                          "measurements");
   }
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
   const models::DeviceSpec& device = catalog.get(vm["device"].as<std::string>());
-  const CalibrationReport report = calibrate_from_reference(reference, device);
+  const CalibrationReport report = calibrate_from_reference(reference.path, device);
   if (!vm.count("quiet")) out << report.table;
   if (vm.count("out")) {
     std::filesystem::path path(vm["out"].as<std::string>());

@@ -35,11 +35,6 @@ models::DeviceCatalog devices_for(const std::string& data_dir, const std::string
 
 }  // namespace
 
-std::string default_data_dir() {
-  if (const char* env = std::getenv("FULCRUM_DATA_DIR"); env != nullptr && *env != '\0') return env;
-  return FULCRUM_DATA_DIR;
-}
-
 PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options) {
   PreparedRun p;
   LoadedScenario loaded = load_scenario_with_sources(scenario_path, options.overrides);

@@ -19,16 +19,13 @@
 #include "backends/backend.hpp"
 #include "models/device/device_catalog.hpp"
 #include "models/perf/perf_model.hpp"
+#include "sim/config/data_dirs.hpp"
 #include "sim/config/scenario_loader.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/run_result.hpp"
 #include "sim/runtime/runner.hpp"
 
 namespace fulcrum::sim {
-
-// The shipped data folder (device files, calibration): $FULCRUM_DATA_DIR when set, otherwise
-// the models/data folder of the source tree this was built from.
-std::string default_data_dir();
 
 struct RunOptions {
   std::vector<std::string> overrides;            // "key.path=value" (--set)

@@ -9,6 +9,7 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "models/workload/dataset_catalog.hpp"
 #include "models/workload/workload_catalog.hpp"
+#include "sim/config/data_dirs.hpp"
 #include "sim/config/overrides.hpp"
 #include "sim/config/trace_loader.hpp"
 #include "sim/config/yaml_support.hpp"
@@ -204,9 +205,10 @@ class ScenarioReader {
     return t;
   }
 
-  // A path given in the scenario: relative to the scenario's folder; it must name a file.
+  // A path given in the scenario: relative to the scenario's folder, or to the reference folder
+  // when it starts with ${FULCRUM_REFERENCE_DIR}; it must name a file.
   std::string resolve_data_path(const YamlNode& path, const std::string& what) const {
-    const std::string rel = read_nonempty(path);
+    const std::string rel = expand_reference_dir(read_nonempty(path));
     std::filesystem::path p(rel);
     if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
     const std::string resolved = p.lexically_normal().string();

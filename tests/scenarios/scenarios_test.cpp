@@ -17,6 +17,7 @@
 
 #include "sim/cli/scenario_run.hpp"
 #include "sim/config/trace_loader.hpp"
+#include "tests/reference_data.hpp"
 
 namespace fs = std::filesystem;
 using namespace fulcrum;
@@ -147,8 +148,9 @@ std::vector<std::pair<double, double>> item_durations(const fs::path& csv,
 }  // namespace
 
 TEST_CASE("every shipped scenario has checks here", "[scenarios]") {
-  const std::set<std::string> checked{"quickstart", "native",      "sequential",   "mode-30w",
-                                      "poisson",    "two-streams", "trace-replay", "unstable-bs1"};
+  const std::set<std::string> checked{"quickstart",   "native",       "sequential",
+                                      "mode-30w",     "poisson",      "two-streams",
+                                      "trace-replay", "unstable-bs1", "measured-modes"};
   std::set<std::string> shipped;
   for (const auto& e : fs::directory_iterator(fs::path(FULCRUM_SOURCE_DIR) / "scenarios")) {
     if (e.path().extension() == ".yaml") shipped.insert(e.path().stem().string());
@@ -214,6 +216,84 @@ TEST_CASE("sequential: inference starves behind training and is reported unstabl
   CHECK_FALSE(s.stable);
   CHECK_FALSE(s.unstable_reason.empty());
   CHECK(s.completed < s.arrived / 10);
+}
+
+// The measured row of `csv` for (model, batch) at the measured-modes scenario's power mode:
+// {time_ms, power_w}, found by matching the row's text, as a reader of the file would.
+std::pair<double, double> measured_row(const std::string& csv, const std::string& prefix) {
+  std::ifstream in(csv);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream row(line);
+    std::string cell;
+    while (std::getline(row, cell, ',')) cells.push_back(cell);
+    REQUIRE(cells.size() >= 10);  // model,dataset,phase,minibatch_size,cores,cpu,gpu,mem,time,power
+    return {std::stod(cells[8]), std::stod(cells[9])};
+  }
+  FAIL("no row starting with " << prefix << " in " << csv);
+  return {0, 0};
+}
+
+TEST_CASE("measured-modes: every minibatch takes the measured time and power of its mode",
+          "[scenarios]") {
+  const auto training_csv =
+      fulcrum::testing::reference_path("measurements/orin-agx-training-modes.csv");
+  const auto inference_csv =
+      fulcrum::testing::reference_path("measurements/orin-agx-inference-modes.csv");
+  if (!training_csv || !inference_csv) return;
+  const Ran r("measured-modes");
+  check_invariants(r);
+  const RunResult& res = r.result();
+  CHECK(res.perf_model == "table");
+  const auto [train_ms, train_w] =
+      measured_row(*training_csv, "mobilenet_v3,gld23k,train,16,8,1344000,726750000,2133000000,");
+  const auto [infer_ms, infer_w] = measured_row(
+      *inference_csv, "resnet50,imagenet_val50k,infer,16,8,1344000,726750000,2133000000,");
+  INFO("measured: training " << train_ms << " ms at " << train_w << " W, inference " << infer_ms
+                             << " ms at " << infer_w << " W");
+
+  // Every full minibatch of either kind ran exactly its measured time (to the nanosecond) and drew
+  // its measured module power; the partial last minibatch of an epoch is the only other kind.
+  std::ifstream in(r.out() / "minibatches.csv");
+  std::string line;
+  std::getline(in, line);
+  std::uint64_t full_training = 0;
+  std::uint64_t partial_training = 0;
+  std::uint64_t inference = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> c;
+    std::stringstream row(line);
+    std::string cell;
+    while (std::getline(row, cell, ',')) c.push_back(cell);
+    REQUIRE(c.size() == 11);
+    const double standalone_ms = std::stod(c[7]);
+    const double energy_j = std::stod(c[9]);
+    const bool training = c[1] == "training";
+    if (training && c[3] != "16") {
+      ++partial_training;
+      CHECK(c[10] == "extrapolated");
+      continue;
+    }
+    const double ms = training ? train_ms : infer_ms;
+    const double w = training ? train_w : infer_w;
+    (training ? full_training : inference) += 1;
+    CHECK(standalone_ms == Approx(ms).epsilon(1e-8));
+    CHECK(energy_j == Approx(w * ms / 1e3).epsilon(1e-8));
+    CHECK(c[10] == "measured");
+  }
+  REQUIRE(res.training);
+  CHECK(res.training->provenance.measured == full_training);
+  CHECK(res.training->provenance.extrapolated == partial_training);
+  CHECK(partial_training == static_cast<std::uint64_t>(res.training->epochs_completed));
+  CHECK(res.inference[0].provenance.measured == inference);
+  CHECK(res.inference[0].provenance.modelled == 0);
+  // Inference keeps up: a measured batch is far shorter than the 160 ms it takes to fill.
+  CHECK(res.inference[0].stable);
+  CHECK(res.budgets.power_met == true);  // the measured powers are all below 30 W
+  CHECK(train_w < 30);
+  CHECK(infer_w < 30);
 }
 
 TEST_CASE("mode-30w: training is slower than at MAXN and power is lower", "[scenarios]") {

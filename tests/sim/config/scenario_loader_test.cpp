@@ -499,6 +499,14 @@ TEST_CASE("every shipped scenario loads and resolves", "[loader][resolve]") {
   for (const auto& entry : fs::directory_iterator(std::string(FULCRUM_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;
     INFO(entry.path().string());
+    std::ifstream in(entry.path());
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    std::error_code ec;
+    if (text.find("${FULCRUM_REFERENCE_DIR}") != std::string::npos &&
+        !fs::is_directory(FULCRUM_REFERENCE_DIR, ec)) {
+      WARN("not loaded without the reference folder: " << entry.path().string());
+      continue;
+    }
     const ResolvedScenario r = load_and_resolve(entry.path().string(), {}, catalog);
     CHECK(r.device != nullptr);
     CHECK(r.inference_workloads.size() == r.scenario.inference.size());
