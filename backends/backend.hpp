@@ -18,11 +18,14 @@ class Backend {
   virtual ~Backend() = default;
   virtual const models::DeviceSpec& device() const = 0;
 
-  // Executes `item` (blocking for its real duration when runs_in_real_time()). Throws
-  // InputError for an item it cannot execute (a workload it knows nothing of, a batch size < 1),
-  // naming what is wrong; fulcrum::Error for a failure of the device. Calls are independent:
-  // one item's result does not depend on what ran before it, beyond measurement noise.
-  virtual Completion execute(const WorkItem& item) = 0;
+  // Executes `item` (blocking for its real duration when runs_in_real_time()) and reports it. The
+  // reference stays valid until the next execute() on this backend (copy it to keep it): the
+  // runtime reads it once per item, and a memoising backend then hands out its memo without a
+  // copy. Throws InputError for an item it cannot execute (a workload it knows nothing of, a
+  // batch size < 1), naming what is wrong; fulcrum::Error for a failure of the device. Calls are
+  // independent: one item's result does not depend on what ran before it, beyond measurement
+  // noise.
+  virtual const Completion& execute(const WorkItem& item) = 0;
 
   // Per-rail power while nothing runs on the GPU in `mode`.
   virtual models::RailPower idle_power(const models::PowerMode& mode) = 0;

@@ -83,7 +83,7 @@ const Completion& SimulatedBackend::lookup(const ItemKey& key, const WorkItem& i
   return it->second;
 }
 
-Completion SimulatedBackend::execute(const WorkItem& item) {
+const Completion& SimulatedBackend::execute(const WorkItem& item) {
   assert(item.workload != nullptr && "a work item always names its workload");
   const Completion& c =
       lookup(ItemKey{item.workload, item.phase, item.batch_size, item.mode}, item);

@@ -4,7 +4,7 @@
 // (a run alternates between a handful) is found by comparing keys, without hashing.
 //
 //   SimulatedBackend backend(orin, analytic_model);
-//   Completion c = backend.execute({&workload, Phase::training, 16, mode});
+//   const Completion& c = backend.execute({&workload, Phase::training, 16, mode});
 //
 // With Options::real_time, execute() also sleeps for the predicted duration: an emulated device
 // for exercising the wall-clock path of the engine without hardware.
@@ -36,7 +36,7 @@ class SimulatedBackend final : public Backend {
   // Duration = predicted time rounded to integer ns (at least 1 ns); energy per rail =
   // predicted rail power x that duration. InputError for a batch size < 1 or what the model
   // cannot predict (a table model without rows for the workload).
-  Completion execute(const WorkItem& item) override;
+  const Completion& execute(const WorkItem& item) override;
   models::RailPower idle_power(const models::PowerMode& mode) override;
   bool runs_in_real_time() const override { return options_.real_time; }
 

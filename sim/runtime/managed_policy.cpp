@@ -4,8 +4,7 @@ namespace fulcrum::sim {
 
 std::optional<int> ManagedPolicy::pick_next() {
   if (std::optional<int> inference = host_.oldest_ready_inference()) return inference;
-  const std::optional<int> training = host_.training_context();
-  if (training && host_.has_ready_work(*training)) return training;
+  if (training_ && host_.has_ready_work(*training_)) return training_;
   return std::nullopt;
 }
 

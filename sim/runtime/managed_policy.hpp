@@ -11,9 +11,13 @@ namespace fulcrum::sim {
 
 class ManagedPolicy final : public ExclusivePolicy<ManagedPolicy> {
  public:
-  explicit ManagedPolicy(GpuHost& host) : ExclusivePolicy(host) {}
+  explicit ManagedPolicy(GpuHost& host)
+      : ExclusivePolicy(host), training_(host.training_context()) {}
 
   std::optional<int> pick_next();
+
+ private:
+  std::optional<int> training_;  // the training job's context, fixed for the run
 };
 
 }  // namespace fulcrum::sim

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <new>
-#include <type_traits>
 #include <variant>
 
 #include "backends/simulated_backend.hpp"
@@ -128,21 +126,19 @@ const ItemCost& Runtime::begin_item(int context) {
   Slot& s = slot(context);
   const Time now = sim_.now();
   s.context->start(now, s.started);
-  // Built in place (guaranteed copy elision): the backend writes the completion straight into
-  // the slot, with no copy through a temporary on every item.
-  static_assert(std::is_trivially_destructible_v<backends::Completion>);
-  ::new (static_cast<void*>(&s.done)) backends::Completion(backend_.execute(s.started.item));
+  const backends::Completion& done = backend_.execute(s.started.item);
   const std::size_t rails = idle_power_w_.size();
-  if (s.done.duration.count() <= 0 || s.done.rail_energy_j.size() != rails) {
+  if (done.duration.count() <= 0 || done.rail_energy_j.size() != rails) {
     throw Error("backend: a completion needs a duration > 0 and one energy per rail");
   }
   s.running = true;
   s.start = now;
-  s.cost.duration = static_cast<Time>(s.done.duration.count());
+  s.cost.duration = static_cast<Time>(done.duration.count());
   const double seconds = to_seconds(s.cost.duration);
   for (std::size_t r = 0; r < rails; ++r) {
-    s.cost.rail_active_w[r] = s.done.rail_energy_j[r] / seconds - idle_power_w_[r];
+    s.cost.rail_active_w[r] = done.rail_energy_j[r] / seconds - idle_power_w_[r];
   }
+  s.done = done;
   return s.cost;
 }
 

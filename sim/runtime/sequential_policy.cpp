@@ -5,13 +5,14 @@
 namespace fulcrum::sim {
 
 SequentialPolicy::SequentialPolicy(GpuHost& host)
-    : ExclusivePolicy(host), had_training_(host.is_training_active()) {}
+    : ExclusivePolicy(host),
+      training_(host.training_context()),
+      had_training_(host.is_training_active()) {}
 
 std::optional<int> SequentialPolicy::pick_next() {
   if (!host_.is_training_active()) return host_.oldest_ready_inference();
   // The job holds the GPU while it lasts, even while it waits for data.
-  const std::optional<int> training = host_.training_context();
-  if (training && host_.has_ready_work(*training)) return training;
+  if (training_ && host_.has_ready_work(*training_)) return training_;
   return std::nullopt;
 }
 

@@ -20,6 +20,7 @@ class SequentialPolicy final : public ExclusivePolicy<SequentialPolicy> {
   void on_item_finished(int context);
 
  private:
+  std::optional<int> training_;         // the training job's context, fixed for the run
   bool had_training_;                   // a training job existed when the run started
   std::optional<Time> training_ended_;  // when the training job finished its epochs
 };

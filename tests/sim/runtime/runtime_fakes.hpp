@@ -89,13 +89,14 @@ class FakeBackend final : public backends::Backend {
   const FakePerfModel& model() const { return model_; }
 
   const models::DeviceSpec& device() const override { return device_; }
-  backends::Completion execute(const backends::WorkItem& item) override {
+  const backends::Completion& execute(const backends::WorkItem& item) override {
     ++calls;
     executed.push_back(item);
     const models::Prediction p =
         model_.predict({device_, item.mode, *item.workload, item.phase, item.batch_size});
     const double ms = p.time_ms + slowdown_per_call_ms * (calls - 1);
-    backends::Completion done;
+    backends::Completion& done = last_;
+    done = backends::Completion{};
     done.duration = std::chrono::nanoseconds(std::llround(ms * 1e6));
     done.rail_energy_j = models::RailValues(p.power.power_w.size());
     for (std::size_t r = 0; r < p.power.power_w.size(); ++r) {
@@ -118,6 +119,7 @@ class FakeBackend final : public backends::Backend {
  private:
   models::DeviceSpec device_;
   FakePerfModel model_;
+  backends::Completion last_;
 };
 
 struct PowerStep {
