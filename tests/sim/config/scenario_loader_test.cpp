@@ -260,6 +260,50 @@ TEST_CASE("a custom power mode is read in MHz and excludes a preset", "[loader]"
   CHECK(e.key_path() == "device.power_mode");
 }
 
+TEST_CASE("a custom power mode's keys left out stay absent", "[loader]") {
+  const Scenario s = parse(replace(kFull, "power_mode: MAXN", "gpu_mhz: 612")).scenario;
+  REQUIRE(s.device.custom);
+  CHECK_FALSE(s.device.custom->cores);
+  CHECK_FALSE(s.device.custom->cpu_mhz);
+  CHECK(s.device.custom->gpu_mhz == 612);
+  CHECK_FALSE(s.device.custom->emc_mhz);
+}
+
+TEST_CASE("zero cores or zero MHz in a custom power mode is an error at that key, not the maximum",
+          "[loader]") {
+  // Line 5 is "device: {model: orin-agx-64gb, <device>}": the value's column counted by hand.
+  struct Case {
+    std::string device;
+    std::string key;
+    int column;
+    std::string problem;
+  };
+  const std::string cores_hint = " (omit the key for all of the device's cores)";
+  const std::string mhz_hint = " (omit the key for the table's highest frequency)";
+  const std::vector<Case> cases = {
+      {"cores: 0", "device.cores", 39, "must be >= 1, got 0" + cores_hint},
+      {"cpu_mhz: 0", "device.cpu_mhz", 41, "must be > 0, got 0" + mhz_hint},
+      {"cores: 8, gpu_mhz: 0.0", "device.gpu_mhz", 51, "must be > 0, got 0.0" + mhz_hint},
+      {"emc_mhz: 0", "device.emc_mhz", 41, "must be > 0, got 0" + mhz_hint},
+  };
+  for (const Case& c : cases) {
+    const InputError e = error_of([&] { parse(replace(kFull, "power_mode: MAXN", c.device)); });
+    INFO(e.what());
+    CHECK(e.key_path() == c.key);
+    CHECK(e.problem() == c.problem);
+    REQUIRE(e.where());
+    CHECK(e.where()->file == "s.yaml");
+    CHECK(e.where()->line == 5);
+    CHECK(e.where()->column == c.column);
+    // The same value given with --set.
+    const InputError o =
+        error_of([&] { parse(replace(kFull, "power_mode: MAXN", "cores: 8"), {c.key + "=0"}); });
+    CHECK(o.key_path() == c.key);
+    CHECK(std::string(o.what()).rfind("--set: " + c.key + ": must be", 0) == 0);
+    CHECK(std::string(o.what()).find("(omit the key for") != std::string::npos);
+  }
+}
+
 TEST_CASE("piecewise arrivals need ascending segment starts beginning at 0", "[loader]") {
   const std::string ok =
       replace(kFull, "{process: fixed, rate_per_s: 100}",
