@@ -3,6 +3,7 @@
 #pragma once
 
 #include <compare>
+#include <optional>
 #include <string>
 
 namespace fulcrum::models {
@@ -26,12 +27,14 @@ std::string format_mhz(double mhz);
 inline std::string format_khz_as_mhz(double khz) { return format_mhz(khz / 1e3); }
 inline std::string format_hz_as_mhz(double hz) { return format_mhz(hz / 1e6); }
 
-// A user's request, in MHz as people write it; any field may be left to the device maximum.
+// A user's request, in MHz as people write it. An absent field means the device maximum (all
+// cores, the table's highest frequency); a present one must be in the device's range.
+// (The explicit std::nullopt lets designated initializers leave fields out under -Wextra.)
 struct ModeRequest {
-  int cores = 0;
-  double cpu_mhz = 0;
-  double gpu_mhz = 0;
-  double emc_mhz = 0;
+  std::optional<int> cores = std::nullopt;
+  std::optional<double> cpu_mhz = std::nullopt;
+  std::optional<double> gpu_mhz = std::nullopt;
+  std::optional<double> emc_mhz = std::nullopt;
 };
 
 }  // namespace fulcrum::models

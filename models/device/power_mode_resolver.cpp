@@ -47,16 +47,16 @@ double capped(const DeviceSpec& device, const Preset& preset, const std::vector<
                    format_mhz(table.front() * to_mhz) + " MHz");
 }
 
-// A requested frequency in MHz -> a table value; 0 means the table's maximum.
-double snapped(const std::vector<double>& table, double request_mhz, double unit_per_mhz,
-               const char* field) {
+// A requested frequency in MHz -> a table value; absent means the table's maximum.
+double snapped(const std::vector<double>& table, const std::optional<double>& request_mhz,
+               double unit_per_mhz, const char* field) {
   assert(!table.empty());
-  if (request_mhz == 0) return table.back();
-  // A negative request would otherwise be "near" a table whose bottom step is wide.
-  if (request_mhz > 0) {
-    if (auto v = snap_nearest(table, request_mhz * unit_per_mhz)) return *v;
+  if (!request_mhz) return table.back();
+  // Zero or a negative request would otherwise be "near" a table whose bottom step is wide.
+  if (*request_mhz > 0) {
+    if (auto v = snap_nearest(table, *request_mhz * unit_per_mhz)) return *v;
   }
-  throw InputError(std::string(field) + " " + format_mhz(request_mhz) + " outside " +
+  throw InputError(std::string(field) + " " + format_mhz(*request_mhz) + " outside " +
                    format_mhz(table.front() / unit_per_mhz) + ".." +
                    format_mhz(table.back() / unit_per_mhz) + " MHz");
 }
@@ -117,13 +117,10 @@ PowerMode resolve_preset(const DeviceSpec& device, std::string_view preset_name)
 
 PowerMode resolve_request(const DeviceSpec& device, const ModeRequest& request) {
   PowerMode mode;
-  if (request.cores == 0) {
-    mode.cores = device.cpu_cores;
-  } else if (request.cores < 1 || request.cores > device.cpu_cores) {
-    throw InputError("cores " + std::to_string(request.cores) + " outside 1.." +
+  mode.cores = request.cores.value_or(device.cpu_cores);
+  if (mode.cores < 1 || mode.cores > device.cpu_cores) {
+    throw InputError("cores " + std::to_string(mode.cores) + " outside 1.." +
                      std::to_string(device.cpu_cores));
-  } else {
-    mode.cores = request.cores;
   }
   mode.cpu_khz = snapped(device.cpu_khz, request.cpu_mhz, 1e3, "cpu_mhz");
   mode.gpu_hz = snapped(device.gpu_hz, request.gpu_mhz, 1e6, "gpu_mhz");

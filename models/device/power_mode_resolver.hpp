@@ -22,7 +22,8 @@ PowerMode resolve_preset(const DeviceSpec& device, std::string_view preset);
 // A custom request in MHz. Each frequency snaps to the nearest table value (ties to the higher);
 // it is in range when within half a table step of the table's ends, otherwise InputError
 // "cpu_mhz 5000 outside 115.2..2201.6 MHz". Cores must be 1..cpu_cores ("cores 99 outside 1..12").
-// A field left 0 means the device maximum. All TPCs are on.
+// An absent field means the device maximum; 0 is out of range like any other value. All TPCs
+// are on.
 PowerMode resolve_request(const DeviceSpec& device, const ModeRequest& request);
 
 // All cores, table maxima, all TPCs.

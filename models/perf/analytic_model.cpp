@@ -30,11 +30,44 @@ double table_min(const std::vector<double>& table, double fallback) {
   return table.empty() ? fallback : table.front();
 }
 
+double efficiency(const AnalyticCoefficients& c, ComputeClass k) {
+  switch (k) {
+    case ComputeClass::general:
+      return c.eff_compute;
+    case ComputeClass::matmul:
+      return c.eff_matmul;
+    case ComputeClass::grouped:
+      return c.eff_grouped;
+  }
+  return c.eff_compute;
+}
+
 }  // namespace
 
-bool is_matmul_kind(const std::string& kind) {
-  return kind == "linear" || kind == "attention" || kind == "lstm" || kind == "matmul" ||
-         kind == "embedding";
+ComputeClass compute_class(const LayerWork& layer) {
+  // No default: a new OpKind must be placed here before the model compiles.
+  switch (layer.kind) {
+    case OpKind::linear:
+    case OpKind::matmul:
+    case OpKind::lstm:
+    case OpKind::embedding:
+      return ComputeClass::matmul;
+    case OpKind::conv:
+      return layer.grouped ? ComputeClass::grouped : ComputeClass::general;
+    case OpKind::input:
+    case OpKind::bn:
+    case OpKind::layernorm:
+    case OpKind::act:
+    case OpKind::pool:
+    case OpKind::add:
+    case OpKind::mul:
+    case OpKind::concat:
+    case OpKind::upsample:
+    case OpKind::softmax:
+    case OpKind::view:
+      return ComputeClass::general;
+  }
+  return ComputeClass::general;
 }
 
 double dram_bytes(const DeviceSpec& device, const LayerWork& layer) {
@@ -72,7 +105,7 @@ std::vector<LayerFeatures> layer_features(const DeviceSpec& device, const PowerM
   out.reserve(layers.size());
   for (const LayerWork& l : layers) {
     out.push_back({l.flops / peak_flops * 1e3, dram_bytes(device, l) / bandwidth_bps * 1e3,
-                   l.kernels * launch_scale, is_matmul_kind(l.kind), l.kind == "conv_grouped"});
+                   l.kernels * launch_scale, compute_class(l)});
   }
   return out;
 }
@@ -95,7 +128,7 @@ TimeBreakdown AnalyticModel::time(const DeviceSpec& device, const PowerMode& mod
   const double launch_ms = c_.launch_us * 1e-3;
   for (std::size_t i = 0; i < features.size(); ++i) {
     const LayerFeatures& f = features[i];
-    const double eff = f.matmul ? c_.eff_matmul : f.grouped ? c_.eff_grouped : c_.eff_compute;
+    const double eff = efficiency(c_, f.compute_class);
     const double compute = f.compute_ms / eff;
     const double memory = f.memory_ms / c_.eff_memory;
     const double gpu = std::max(compute, memory);

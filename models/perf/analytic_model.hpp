@@ -60,14 +60,23 @@ struct TimeBreakdown {
   double dram_bytes = 0;  // bytes moved
 };
 
+// Which fitted efficiency a layer's compute runs at.
+enum class ComputeClass {
+  general,  // eff_compute: dense convolutions and element-wise layers
+  matmul,   // eff_matmul: matrix products (linear, matmul, lstm, embedding)
+  grouped,  // eff_grouped: grouped/depthwise convolutions
+};
+
+// The compute class of a layer, from its kind (and, for a convolution, whether it is grouped).
+ComputeClass compute_class(const LayerWork& layer);
+
 // Features of one layer at one mode with all efficiencies 1 and launch cost 1 ms, so that the
 // roofline terms are linear in 1/eff_compute, 1/eff_memory and launch time (used by the fit).
 struct LayerFeatures {
   double compute_ms = 0;  // flops / (cores_on x 2 x f_gpu)
   double memory_ms = 0;   // bytes / bandwidth(f_emc)
   double launches = 0;    // kernels x cpu_ref / f_cpu  (multiply by launch time in ms)
-  bool matmul = false;    // compute runs at eff_matmul rather than eff_compute
-  bool grouped = false;   // compute runs at eff_grouped (grouped/depthwise convolution)
+  ComputeClass compute_class = ComputeClass::general;
 };
 
 class AnalyticModel : public PerfModel {
@@ -95,9 +104,6 @@ class AnalyticModel : public PerfModel {
 // has no GPU cores, a zero frequency or the device lacks what the roofline needs.
 std::vector<LayerFeatures> layer_features(const DeviceSpec& device, const PowerMode& mode,
                                           const std::vector<LayerWork>& layers, double cpu_ref_khz);
-
-// Whether a layer kind is a matrix product (linear, attention, lstm, matmul, embedding).
-bool is_matmul_kind(const std::string& kind);
 
 // DRAM bytes of a layer on a device: its bytes plus its re-read weights when their block does not
 // fit in the device's GPU L2 (or the L2 size is unknown).

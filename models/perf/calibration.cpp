@@ -119,7 +119,17 @@ struct TimeRow {
 constexpr int kTimeParams = 6;
 using TimeParams = std::array<double, kTimeParams>;
 
-int compute_param(const LayerFeatures& f) { return f.matmul ? 4 : f.grouped ? 5 : 0; }
+int compute_param(const LayerFeatures& f) {
+  switch (f.compute_class) {
+    case ComputeClass::general:
+      return 0;
+    case ComputeClass::matmul:
+      return 4;
+    case ComputeClass::grouped:
+      return 5;
+  }
+  return 0;
+}
 double inv_eff(const LayerFeatures& f, const TimeParams& x) { return x[compute_param(f)]; }
 
 double predict_time(const TimeRow& r, const TimeParams& x, double overlap) {

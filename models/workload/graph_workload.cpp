@@ -50,9 +50,8 @@ std::vector<LayerWork> GraphWorkload::layer_work(Phase phase, int batch_size) co
 
     LayerWork w;
     w.name = l.name;
-    // Grouped and depthwise convolutions run on other cuDNN kernels, far from peak: the
-    // performance model gives them their own efficiency.
-    w.kind = l.grouped ? "conv_grouped" : to_string(l.kind);
+    w.kind = l.kind;
+    w.grouped = l.grouped;
     w.flops = product_flops + elementwise_flops;
     w.bytes = l.weight_read_bytes + activation_bytes;
     w.kernels = l.kernels;

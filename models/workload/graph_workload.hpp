@@ -17,8 +17,8 @@
 //               GEMM for the input projection of all T steps, one call for the recurrence, whose
 //               per-step kernels cuDNN issues without PyTorch's per-operator host cost); views
 //               (flatten, channel slices) 0. Dropout and the loss are not modelled.
-//     kind    = the layer's op kind; grouped/depthwise convolutions are "conv_grouped" (they
-//               run on other, far slower cuDNN kernels than dense convolutions)
+//     kind    = the layer's OpKind, and `grouped` for grouped/depthwise convolutions (they run
+//               on other, far slower cuDNN kernels than dense convolutions)
 //   Training step = forward + backward + optimizer update:
 //     backward flops   = B x (2 x 2 x MACs + elementwise ops)   (gradients w.r.t. input and w.r.t.
 //                        weights for every product; ~1x forward for elementwise work)

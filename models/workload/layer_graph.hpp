@@ -20,28 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "models/workload/op_kind.hpp"
+
 namespace fulcrum::models {
-
-enum class OpKind {
-  input,      // the minibatch as it arrives on the GPU
-  conv,       // 2-D convolution (optionally grouped/depthwise), bias optional
-  linear,     // fully connected over the last dimension
-  matmul,     // activation x activation product (attention scores and context)
-  bn,         // batch normalisation
-  layernorm,  // layer normalisation over the last dimension
-  act,        // pointwise nonlinearity
-  pool,       // max / average pooling (global average included)
-  add,        // elementwise sum (residual)
-  mul,        // elementwise product with broadcast (squeeze-excite scaling)
-  concat,     // concatenation along channels / features
-  upsample,   // nearest-neighbour upsampling
-  softmax,    // softmax over the last dimension (with scaling and masking)
-  embedding,  // table lookup (word, position, token type)
-  lstm,       // one LSTM layer over a whole sequence
-  view,       // reshape, flatten, channel slice: no data movement, no kernel
-};
-
-const char* to_string(OpKind kind);
 
 enum class Activation { relu, hardswish, hardsigmoid, sigmoid, silu, gelu, tanh };
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "models/workload/op_kind.hpp"
+
 namespace fulcrum::models {
 
 // What a minibatch does: a forward pass only (inference) or forward + backward + update.
@@ -13,9 +15,11 @@ inline const char* to_string(Phase p) { return p == Phase::inference ? "inferenc
 
 // Work of one layer for one minibatch of a given size and phase.
 struct LayerWork {
-  std::string name;    // layer name in the graph, e.g. "layer3.1.conv2"
-  std::string kind;    // "conv", "conv_grouped" (groups > 1), "linear", "bn", "act", "pool",
-                       // "attention", "lstm", "add", ...
+  std::string name;  // layer name in the graph, e.g. "layer3.1.conv2"
+  OpKind kind = OpKind::view;
+  // A grouped or depthwise convolution (kind conv, groups > 1): cuDNN runs these on other, far
+  // slower kernels than dense convolutions, so the performance model times them apart.
+  bool grouped = false;
   double flops = 0;    // floating-point operations (2 per multiply-accumulate)
   double bytes = 0;    // DRAM bytes moved: weights once per minibatch + activations per sample
   double kernels = 0;  // GPU kernel launches

@@ -159,13 +159,22 @@ class ScenarioReader {
       sources.record("device.power_mode", where(*p));
     }
     if (custom) {
+      // 0 is not "the maximum" (an absent key is): say so, since 0 is what people try.
       models::ModeRequest r;
       if (auto c = n.optional("cores")) {
+        if (c->as_int() == 0) {
+          c->fail("must be >= 1, got " + c->raw().Scalar() +
+                  " (omit the key for all of the device's cores)");
+        }
         r.cores = read_int_in(*c, 1, 1024);
         sources.record("device.cores", where(*c));
       }
-      auto mhz = [&](const char* key, double& field) {
+      auto mhz = [&](const char* key, std::optional<double>& field) {
         if (auto f = n.optional(key)) {
+          if (f->as_double() == 0) {
+            f->fail("must be > 0, got " + f->raw().Scalar() +
+                    " (omit the key for the table's highest frequency)");
+          }
           field = f->as_positive_double();
           sources.record(f->path(), where(*f));
         }
@@ -452,16 +461,17 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
     r.mode = located_call(sources, "device.power_mode",
                           [&] { return models::resolve_preset(device, *s.device.preset); });
   } else if (s.device.custom) {
-    // Check each field alone first (0 = the device maximum) so that an error names its key.
+    // Check each given field alone first (the others absent: the device maximum) so that an
+    // error names its key.
     const models::ModeRequest& req = *s.device.custom;
     auto check = [&](const char* key, models::ModeRequest one) {
       located_call(sources, std::string("device.") + key,
                    [&] { return models::resolve_request(device, one); });
     };
-    if (req.cores != 0) check("cores", {.cores = req.cores});
-    if (req.cpu_mhz != 0) check("cpu_mhz", {.cpu_mhz = req.cpu_mhz});
-    if (req.gpu_mhz != 0) check("gpu_mhz", {.gpu_mhz = req.gpu_mhz});
-    if (req.emc_mhz != 0) check("emc_mhz", {.emc_mhz = req.emc_mhz});
+    if (req.cores) check("cores", {.cores = req.cores});
+    if (req.cpu_mhz) check("cpu_mhz", {.cpu_mhz = req.cpu_mhz});
+    if (req.gpu_mhz) check("gpu_mhz", {.gpu_mhz = req.gpu_mhz});
+    if (req.emc_mhz) check("emc_mhz", {.emc_mhz = req.emc_mhz});
     r.mode = located_call(sources, "device", [&] { return models::resolve_request(device, req); });
   } else {
     r.mode = located_call(sources, "device.model", [&] { return models::default_mode(device); });

@@ -109,42 +109,52 @@ TEST_CASE("a request exactly between two table values snaps to the higher", "[re
   CHECK(resolve_request(orin, {4, 1689.5, 165.7, 2665}).emc_hz == 2133000000);
 }
 
-TEST_CASE("fields left at zero mean the device maximum", "[resolver]") {
+TEST_CASE("absent fields mean the device maximum", "[resolver]") {
   const DeviceSpec orin = testing::orin_agx_64gb();
-  CHECK(resolve_request(orin, {}) == max_mode(orin));
-  const PowerMode m =
-      resolve_request(orin, {.cores = 0, .cpu_mhz = 0, .gpu_mhz = 612, .emc_mhz = 0});
+  CHECK(resolve_request(orin, {}) == PowerMode{12, 2201600, 1300500000, 3199000000, 8});
+  const PowerMode m = resolve_request(orin, {.gpu_mhz = 612});
   CHECK(m.cores == 12);
   CHECK(m.cpu_khz == 2201600);
   CHECK(m.gpu_hz == 624750000);
   CHECK(m.emc_hz == 3199000000);
 }
 
+TEST_CASE("a request of zero cores or zero MHz is out of range, not the maximum", "[resolver]") {
+  const DeviceSpec orin = testing::orin_agx_64gb();
+  CHECK(error_of(orin, {.cores = 0}) == "cores 0 outside 1..12");
+  CHECK(error_of(orin, {.cpu_mhz = 0}) == "cpu_mhz 0 outside 115.2..2201.6 MHz");
+  CHECK(error_of(orin, {.gpu_mhz = 0}) == "gpu_mhz 0 outside 114.75..1300.5 MHz");
+  // EMC's bottom half-step (230.8 MHz) reaches below 0 MHz, so nearest-value snapping alone
+  // would turn 0 into 204 MHz; a zero request is refused instead.
+  CHECK(error_of(orin, {.emc_mhz = 0}) == "emc_mhz 0 outside 204..3199 MHz");
+}
+
 TEST_CASE("requests within half a table step of the ends are in range", "[resolver]") {
   const DeviceSpec orin = testing::orin_agx_64gb();
   // CPU: the top step is 12.8 MHz, the bottom 76.8 MHz.
-  CHECK(resolve_request(orin, {0, 2208, 0, 0}).cpu_khz == 2201600);
-  CHECK(resolve_request(orin, {0, 76.8, 0, 0}).cpu_khz == 115200);
+  CHECK(resolve_request(orin, {.cpu_mhz = 2208}).cpu_khz == 2201600);
+  CHECK(resolve_request(orin, {.cpu_mhz = 76.8}).cpu_khz == 115200);
   // GPU: the top step is 63.75 MHz; EMC: 1066 MHz.
-  CHECK(resolve_request(orin, {0, 0, 1332, 0}).gpu_hz == 1300500000);
-  CHECK(resolve_request(orin, {0, 0, 0, 3700}).emc_hz == 3199000000);
-  CHECK(resolve_request(orin, {0, 0, 0, 1}).emc_hz == 204000000);  // bottom half-step is 230.8 MHz
+  CHECK(resolve_request(orin, {.gpu_mhz = 1332}).gpu_hz == 1300500000);
+  CHECK(resolve_request(orin, {.emc_mhz = 3700}).emc_hz == 3199000000);
+  // The bottom half-step is 230.8 MHz.
+  CHECK(resolve_request(orin, {.emc_mhz = 1}).emc_hz == 204000000);
 }
 
 TEST_CASE("out-of-range requests are input errors naming the field and the range", "[resolver]") {
   const DeviceSpec orin = testing::orin_agx_64gb();
-  CHECK(error_of(orin, {0, 5000, 0, 0}) == "cpu_mhz 5000 outside 115.2..2201.6 MHz");
-  CHECK(error_of(orin, {0, 2209, 0, 0}) == "cpu_mhz 2209 outside 115.2..2201.6 MHz");
-  CHECK(error_of(orin, {0, 76, 0, 0}) == "cpu_mhz 76 outside 115.2..2201.6 MHz");
-  CHECK(error_of(orin, {0, 0, 1400, 0}) == "gpu_mhz 1400 outside 114.75..1300.5 MHz");
-  CHECK(error_of(orin, {0, 0, 0, 4000}) == "emc_mhz 4000 outside 204..3199 MHz");
-  CHECK(error_of(orin, {0, 0, -300, 0}) == "gpu_mhz -300 outside 114.75..1300.5 MHz");
-  CHECK(error_of(orin, {0, 0, 0, -10}) == "emc_mhz -10 outside 204..3199 MHz");
-  CHECK(error_of(orin, {99, 0, 0, 0}) == "cores 99 outside 1..12");
-  CHECK(error_of(orin, {-1, 0, 0, 0}) == "cores -1 outside 1..12");
+  CHECK(error_of(orin, {.cpu_mhz = 5000}) == "cpu_mhz 5000 outside 115.2..2201.6 MHz");
+  CHECK(error_of(orin, {.cpu_mhz = 2209}) == "cpu_mhz 2209 outside 115.2..2201.6 MHz");
+  CHECK(error_of(orin, {.cpu_mhz = 76}) == "cpu_mhz 76 outside 115.2..2201.6 MHz");
+  CHECK(error_of(orin, {.gpu_mhz = 1400}) == "gpu_mhz 1400 outside 114.75..1300.5 MHz");
+  CHECK(error_of(orin, {.emc_mhz = 4000}) == "emc_mhz 4000 outside 204..3199 MHz");
+  CHECK(error_of(orin, {.gpu_mhz = -300}) == "gpu_mhz -300 outside 114.75..1300.5 MHz");
+  CHECK(error_of(orin, {.emc_mhz = -10}) == "emc_mhz -10 outside 204..3199 MHz");
+  CHECK(error_of(orin, {.cores = 99}) == "cores 99 outside 1..12");
+  CHECK(error_of(orin, {.cores = -1}) == "cores -1 outside 1..12");
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  CHECK(error_of(orin, {0, nan, 0, 0}).rfind("cpu_mhz ", 0) == 0);
-  CHECK_THROWS_AS(resolve_request(orin, {0, 0, 0, std::numeric_limits<double>::infinity()}),
+  CHECK(error_of(orin, {.cpu_mhz = nan}).rfind("cpu_mhz ", 0) == 0);
+  CHECK_THROWS_AS(resolve_request(orin, {.emc_mhz = std::numeric_limits<double>::infinity()}),
                   InputError);
 }
 

@@ -34,6 +34,11 @@ AnalyticCoefficients typical() {
   return c;
 }
 
+LayerWork layer(std::string name, OpKind kind, double flops, double bytes, double kernels) {
+  return {
+      .name = std::move(name), .kind = kind, .flops = flops, .bytes = bytes, .kernels = kernels};
+}
+
 // A workload made of given layers, the same for every batch size times the batch.
 class SyntheticWorkload : public Workload {
  public:
@@ -83,7 +88,7 @@ double time_ms(const AnalyticModel& model, const DeviceSpec& d, const PowerMode&
 TEST_CASE("a compute-bound layer gets faster with every step of GPU frequency") {
   const DeviceSpec d = orin();
   const AnalyticModel model(typical());
-  const SyntheticWorkload w("gemm", {{"conv", "conv", 5e9, 1e6, 1}});
+  const SyntheticWorkload w("gemm", {layer("conv", OpKind::conv, 5e9, 1e6, 1)});
   double previous = 1e300;
   for (double hz : d.gpu_hz) {
     const double t = time_ms(model, d, with_gpu(maxn_mode(d), hz), w, Phase::inference, 1);
@@ -127,7 +132,7 @@ TEST_CASE("a memory-bound layer speeds up with EMC frequency and not with GPU fr
   c.launch_us = 0;
   c.overhead_ms = 0;
   const AnalyticModel model(c);
-  const SyntheticWorkload w("copy", {{"copy", "add", 1e6, 1e9, 1}});
+  const SyntheticWorkload w("copy", {layer("copy", OpKind::add, 1e6, 1e9, 1)});
   const PowerMode maxn = maxn_mode(d);
   const double fast = time_ms(model, d, maxn, w, Phase::inference, 1);
   CHECK(time_ms(model, d, with_emc(maxn, 2133000000), w, Phase::inference, 1) ==
@@ -138,7 +143,8 @@ TEST_CASE("a memory-bound layer speeds up with EMC frequency and not with GPU fr
 TEST_CASE("a launch-bound model speeds up with CPU frequency in proportion to the clock") {
   const DeviceSpec d = orin();
   const AnalyticModel model(typical());
-  const SyntheticWorkload w("tiny", std::vector<LayerWork>(20, {"op", "act", 1e3, 1e3, 1}));
+  const SyntheticWorkload w("tiny",
+                            std::vector<LayerWork>(20, layer("op", OpKind::act, 1e3, 1e3, 1)));
   const PowerMode maxn = maxn_mode(d);
   const double fast = time_ms(model, d, maxn, w, Phase::inference, 1);
   const double slow = time_ms(model, d, with_cpu(maxn, 1113600), w, Phase::inference, 1);
@@ -168,7 +174,7 @@ TEST_CASE("fewer powered TPCs make a compute-bound layer slower") {
   c.launch_us = 0;
   c.overhead_ms = 0;
   const AnalyticModel model(c);
-  const SyntheticWorkload w("gemm", {{"conv", "conv", 5e9, 1e6, 1}});
+  const SyntheticWorkload w("gemm", {layer("conv", OpKind::conv, 5e9, 1e6, 1)});
   PowerMode half = maxn_mode(d);
   half.gpu_tpcs = 4;
   CHECK(time_ms(model, d, half, w, Phase::inference, 1) ==
@@ -271,7 +277,7 @@ TEST_CASE("another device's idle power at its maximum clocks is its published id
 }
 
 TEST_CASE("recurrent weights come from DRAM once when they fit in L2 and at every step if not") {
-  LayerWork lstm{"lstm", "lstm", 0, 1e6, 2};
+  LayerWork lstm = layer("lstm", OpKind::lstm, 0, 1e6, 2);
   lstm.reread_footprint_bytes = 640e3;
   lstm.reread_bytes = 34 * 640e3;
   DeviceSpec d = orin();
@@ -296,12 +302,45 @@ TEST_CASE("grouped convolutions run at their own efficiency") {
   AnalyticCoefficients c = typical();
   c.launch_overlap = 0;  // launches hidden: GPU time and overhead only
   const AnalyticModel model(c);
-  const SyntheticWorkload dense("dense", {{"conv", "conv", 5e9, 1e6, 1}});
-  const SyntheticWorkload grouped("grouped", {{"dw", "conv_grouped", 5e9, 1e6, 1}});
+  const SyntheticWorkload dense("dense", {layer("conv", OpKind::conv, 5e9, 1e6, 1)});
+  LayerWork depthwise = layer("dw", OpKind::conv, 5e9, 1e6, 1);
+  depthwise.grouped = true;
+  const SyntheticWorkload grouped("grouped", {depthwise});
   const double t_dense = time_ms(model, d, m, dense, Phase::inference, 1);
   const double t_grouped = time_ms(model, d, m, grouped, Phase::inference, 1);
   // Both compute-bound here: time in inverse proportion to the efficiency (overhead aside).
   const double overhead = typical().overhead_ms;
   CHECK((t_grouped - overhead) / (t_dense - overhead) ==
         Approx(typical().eff_compute / typical().eff_grouped).epsilon(1e-9));
+}
+
+TEST_CASE("each layer kind runs at the efficiency docs/MODEL.md gives it") {
+  // Matrix products (linear layers, attention's activation products, LSTMs, embeddings) at
+  // eff_matmul; grouped and depthwise convolutions at eff_grouped; everything else, dense
+  // convolutions included, at eff_compute.
+  for (OpKind k : {OpKind::linear, OpKind::matmul, OpKind::lstm, OpKind::embedding}) {
+    CHECK(compute_class(layer("x", k, 1, 1, 1)) == ComputeClass::matmul);
+  }
+  for (OpKind k : {OpKind::conv, OpKind::bn, OpKind::layernorm, OpKind::act, OpKind::pool,
+                   OpKind::add, OpKind::mul, OpKind::concat, OpKind::upsample, OpKind::softmax}) {
+    CHECK(compute_class(layer("x", k, 1, 1, 1)) == ComputeClass::general);
+  }
+  LayerWork depthwise = layer("dw", OpKind::conv, 1, 1, 1);
+  depthwise.grouped = true;
+  CHECK(compute_class(depthwise) == ComputeClass::grouped);
+}
+
+TEST_CASE("an attention product runs at the matrix-product efficiency") {
+  const DeviceSpec d = orin();
+  const PowerMode m = maxn_mode(d);
+  AnalyticCoefficients c = typical();
+  c.launch_overlap = 0;
+  const AnalyticModel model(c);
+  const SyntheticWorkload dense("dense", {layer("conv", OpKind::conv, 5e9, 1e6, 1)});
+  const SyntheticWorkload product("product", {layer("scores", OpKind::matmul, 5e9, 1e6, 1)});
+  const double t_dense = time_ms(model, d, m, dense, Phase::inference, 1);
+  const double t_product = time_ms(model, d, m, product, Phase::inference, 1);
+  // Both compute-bound: 0.9 / 0.3 = 3 times slower, overhead aside.
+  const double overhead = c.overhead_ms;
+  CHECK((t_product - overhead) / (t_dense - overhead) == Approx(3.0).epsilon(1e-9));
 }

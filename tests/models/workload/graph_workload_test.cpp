@@ -119,7 +119,8 @@ TEST_CASE("a convolution layer's work follows the documented rules", "[workload]
 
   const auto inf = w.layer_work(Phase::inference, 4);
   REQUIRE(inf.size() == 1);
-  CHECK(inf[0].kind == "conv");
+  CHECK(inf[0].kind == OpKind::conv);
+  CHECK_FALSE(inf[0].grouped);
   CHECK(inf[0].flops == Approx(4 * 2 * macs));
   CHECK(inf[0].bytes == Approx(4 * params + 4 * act_bytes));
   CHECK(inf[0].kernels == 1);
@@ -143,11 +144,38 @@ TEST_CASE("layer work comes in topological order with the graph's names", "[work
   const auto layers = w.layer_work(Phase::inference, 1);
   CHECK(layers.front().name == "conv1");
   CHECK(layers.back().name == "fc");
-  CHECK(layers.back().kind == "linear");
+  CHECK(layers.back().kind == OpKind::linear);
   const auto it = std::find_if(layers.begin(), layers.end(),
                                [](const LayerWork& l) { return l.name == "layer3.1.conv2"; });
   REQUIRE(it != layers.end());
-  CHECK(it->kind == "conv");
+  CHECK(it->kind == OpKind::conv);
   // 3x3 conv, 256 -> 256 channels on 14x14.
   CHECK(it->flops == Approx(2.0 * 256 * 14 * 14 * 256 * 9));
+}
+
+TEST_CASE("a depthwise convolution's work is marked grouped and a dense one's is not",
+          "[workload]") {
+  LayerGraph g;
+  auto x = g.input({8, 16, 16});
+  x = g.conv2d(x, "dw", {.out_channels = 8, .kernel = 3, .padding = 1, .groups = 8});
+  x = g.conv2d(x, "pw", {.out_channels = 16});
+  const GraphWorkload w("tiny", "test", std::move(g), 4 * 8 * 16 * 16);
+  for (Phase phase : {Phase::inference, Phase::training}) {
+    const auto layers = w.layer_work(phase, 2);
+    REQUIRE(layers.size() == 2);
+    CHECK(layers[0].kind == OpKind::conv);
+    CHECK(layers[0].grouped);
+    CHECK(layers[1].kind == OpKind::conv);
+    CHECK_FALSE(layers[1].grouped);
+  }
+}
+
+TEST_CASE("an attention block's score and context products are matmul layers", "[workload]") {
+  const auto layers = workload_catalog().get("bert-base").layer_work(Phase::inference, 1);
+  int products = 0;
+  for (const LayerWork& l : layers) {
+    if (l.kind == OpKind::matmul) ++products;
+  }
+  // BERT-base: 12 encoder layers, each with one scores and one context product.
+  CHECK(products == 24);
 }

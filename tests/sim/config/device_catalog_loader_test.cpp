@@ -157,8 +157,8 @@ TEST_CASE("the shipped Orin AGX 64GB presets resolve as nvpmodel caps on the Jet
   const PowerMode m15 = resolve_preset(orin, "MODE_15W");
   CHECK(m15.label() == "4c/1113.6/318.75/2133 MHz");
   CHECK(m15.gpu_tpcs == 3);
-  CHECK(resolve_request(orin, {8, 1700, 1300, 0}).label() == "8c/1728/1300.5/3199 MHz");
-  CHECK_THROWS_WITH(resolve_request(orin, {0, 5000, 0, 0}),
+  CHECK(resolve_request(orin, {8, 1700, 1300, std::nullopt}).label() == "8c/1728/1300.5/3199 MHz");
+  CHECK_THROWS_WITH(resolve_request(orin, {.cpu_mhz = 5000}),
                     "cpu_mhz 5000 outside 115.2..2201.6 MHz");
 }
 

@@ -260,6 +260,50 @@ TEST_CASE("a custom power mode is read in MHz and excludes a preset", "[loader]"
   CHECK(e.key_path() == "device.power_mode");
 }
 
+TEST_CASE("a custom power mode's keys left out stay absent", "[loader]") {
+  const Scenario s = parse(replace(kFull, "power_mode: MAXN", "gpu_mhz: 612")).scenario;
+  REQUIRE(s.device.custom);
+  CHECK_FALSE(s.device.custom->cores);
+  CHECK_FALSE(s.device.custom->cpu_mhz);
+  CHECK(s.device.custom->gpu_mhz == 612);
+  CHECK_FALSE(s.device.custom->emc_mhz);
+}
+
+TEST_CASE("zero cores or zero MHz in a custom power mode is an error at that key, not the maximum",
+          "[loader]") {
+  // Line 5 is "device: {model: orin-agx-64gb, <device>}": the value's column counted by hand.
+  struct Case {
+    std::string device;
+    std::string key;
+    int column;
+    std::string problem;
+  };
+  const std::string cores_hint = " (omit the key for all of the device's cores)";
+  const std::string mhz_hint = " (omit the key for the table's highest frequency)";
+  const std::vector<Case> cases = {
+      {"cores: 0", "device.cores", 39, "must be >= 1, got 0" + cores_hint},
+      {"cpu_mhz: 0", "device.cpu_mhz", 41, "must be > 0, got 0" + mhz_hint},
+      {"cores: 8, gpu_mhz: 0.0", "device.gpu_mhz", 51, "must be > 0, got 0.0" + mhz_hint},
+      {"emc_mhz: 0", "device.emc_mhz", 41, "must be > 0, got 0" + mhz_hint},
+  };
+  for (const Case& c : cases) {
+    const InputError e = error_of([&] { parse(replace(kFull, "power_mode: MAXN", c.device)); });
+    INFO(e.what());
+    CHECK(e.key_path() == c.key);
+    CHECK(e.problem() == c.problem);
+    REQUIRE(e.where());
+    CHECK(e.where()->file == "s.yaml");
+    CHECK(e.where()->line == 5);
+    CHECK(e.where()->column == c.column);
+    // The same value given with --set.
+    const InputError o =
+        error_of([&] { parse(replace(kFull, "power_mode: MAXN", "cores: 8"), {c.key + "=0"}); });
+    CHECK(o.key_path() == c.key);
+    CHECK(std::string(o.what()).rfind("--set: " + c.key + ": must be", 0) == 0);
+    CHECK(std::string(o.what()).find("(omit the key for") != std::string::npos);
+  }
+}
+
 TEST_CASE("piecewise arrivals need ascending segment starts beginning at 0", "[loader]") {
   const std::string ok =
       replace(kFull, "{process: fixed, rate_per_s: 100}",
@@ -567,16 +611,29 @@ TEST_CASE("the scenario parser survives random and mutated input", "[loader][fuz
 TEST_CASE("overrides with arbitrary text either apply or throw InputError", "[overrides][fuzz]") {
   std::mt19937_64 rng(7);
   const std::string alphabet = "ab_.[]0123=:{}- \n\"'";
-  int outcomes = 0;
+  // Anything other than InputError escaping fails the test; both outcomes must occur, or the
+  // alphabet no longer exercises the override parser.
+  int applied = 0;
+  int rejected = 0;
+  const std::string valid[] = {"seed=11", "budgets.power_w=25.5", "inference[0].batch_size=32",
+                               "gpu_sharing={policy: native, timeslice_us: 2048}"};
   for (int iter = 0; iter < 2000; ++iter) {
     std::string set;
-    const std::size_t n = 1 + rng() % 24;
-    for (std::size_t i = 0; i < n; ++i) set += alphabet[rng() % alphabet.size()];
+    if (iter % 2 == 0) {
+      const std::size_t n = 1 + rng() % 24;
+      for (std::size_t i = 0; i < n; ++i) set += alphabet[rng() % alphabet.size()];
+    } else {
+      // A valid override with one character replaced: often still valid, often not.
+      set = valid[rng() % 4];
+      set[rng() % set.size()] = alphabet[rng() % alphabet.size()];
+    }
     try {
       parse(kFull, {set});
+      ++applied;
     } catch (const InputError&) {
+      ++rejected;
     }
-    ++outcomes;
   }
-  CHECK(outcomes == 2000);
+  CHECK(applied > 0);
+  CHECK(rejected > 0);
 }
