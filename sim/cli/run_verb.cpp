@@ -112,7 +112,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         << prepared.resolved.device->name << " at " << power_mode_label(prepared.resolved.mode)
         << "\n";
   }
-  std::vector<std::string> command_line{"fulcrum"};
+  std::vector<std::string> command_line{"fulcrum", "run"};
   command_line.insert(command_line.end(), args.begin(), args.end());
   const bool terminal = isatty(STDERR_FILENO) != 0;
   std::optional<ProgressDisplay> progress;

@@ -222,8 +222,13 @@ class ScenarioReader {
     if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
     const std::string resolved = p.lexically_normal().string();
     std::error_code ec;
+    if (!std::filesystem::exists(p, ec)) {
+      throw InputError(where(path), path.path(),
+                       "cannot open " + what + " '" + resolved + "': no such file");
+    }
     if (!std::filesystem::is_regular_file(p, ec)) {
-      throw InputError(where(path), path.path(), "cannot open " + what + " '" + resolved + "'");
+      throw InputError(where(path), path.path(),
+                       "cannot open " + what + " '" + resolved + "': not a regular file");
     }
     return resolved;
   }
