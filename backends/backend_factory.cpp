@@ -30,6 +30,8 @@ std::vector<std::string> available_backends() {
   return names;
 }
 
+std::string available_backends_text() { return joined(available_backends()); }
+
 void require_available(std::string_view name) {
   const std::vector<std::string> available = available_backends();
   if (std::find(available.begin(), available.end(), name) == available.end()) {

@@ -32,6 +32,9 @@ const std::vector<std::string>& backend_names();
 // (CMake found nvcc and backends/cuda/ has the backend).
 std::vector<std::string> available_backends();
 
+// available_backends() as people read it: "sim" or "sim, cuda".
+std::string available_backends_text();
+
 // Throws what make_backend would for a name that is unknown or not in this build.
 void require_available(std::string_view name);
 

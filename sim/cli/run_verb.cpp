@@ -22,19 +22,9 @@ namespace fulcrum::sim {
 
 namespace po = boost::program_options;
 
-namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string s;
-  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
-}  // namespace
-
 int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string backend_help =
-      "what executes the minibatches (this build: " + joined(backends::available_backends()) + ")";
+      "what executes the minibatches (this build: " + backends::available_backends_text() + ")";
   po::options_description options("Options");
   options.add_options()("help,h", "this help")("out", po::value<std::string>(),
                                                "output folder (default: out/<scenario name>)")(

@@ -43,15 +43,6 @@ Measured row(const std::string& path, const std::string& key) {
   return {};
 }
 
-PowerMode mode(int cores, double cpu_khz, double gpu_hz, double emc_hz) {
-  PowerMode m;
-  m.cores = cores;
-  m.cpu_khz = cpu_khz;
-  m.gpu_hz = gpu_hz;
-  m.emc_hz = emc_hz;
-  return m;
-}
-
 // Both files in one model, loaded once per test executable.
 const TableModel& reference_model(const std::string& training, const std::string& inference) {
   static const TableModel m = [&] {
@@ -106,8 +97,8 @@ TEST_CASE("a profiled mode answers with its measured row under the catalog name"
   const Measured maxn = row(*training,
                             "mobilenet_v3,gld23k,train,16,12,2201600,1300500000,"
                             "3199000000,");
-  const Prediction p =
-      predict(m, mode(12, kMaxCpu, kMaxGpu, kMaxEmc), "mobilenetv3-large", Phase::training, 16);
+  const Prediction p = predict(m, PowerMode{12, kMaxCpu, kMaxGpu, kMaxEmc}, "mobilenetv3-large",
+                               Phase::training, 16);
   CHECK(p.provenance == Provenance::measured);
   CHECK(p.time_ms == Approx(maxn.time_ms).epsilon(1e-12));
   CHECK(p.power.module_w() == Approx(maxn.power_w).epsilon(1e-12));
@@ -116,7 +107,7 @@ TEST_CASE("a profiled mode answers with its measured row under the catalog name"
                             "bert_large,squad_v2_dev,infer,8,4,422400,318750000,"
                             "665600000,");
   const Prediction q =
-      predict(m, mode(4, 422400, 318750000, 665600000), "bert-large", Phase::inference, 8);
+      predict(m, PowerMode{4, 422400, 318750000, 665600000}, "bert-large", Phase::inference, 8);
   CHECK(q.provenance == Provenance::measured);
   CHECK(q.time_ms == Approx(slow.time_ms).epsilon(1e-12));
   CHECK(q.power.module_w() == Approx(slow.power_w).epsilon(1e-12));
@@ -136,8 +127,8 @@ TEST_CASE("a mode between two profiled modes is interpolated within their values
   const Measured hi = row(*training,
                           "mobilenet_v3,gld23k,train,16,12,1344000,1300500000,"
                           "3199000000,");
-  const Prediction p =
-      predict(m, mode(12, 1267200, kMaxGpu, kMaxEmc), "mobilenetv3-large", Phase::training, 16);
+  const Prediction p = predict(m, PowerMode{12, 1267200, kMaxGpu, kMaxEmc}, "mobilenetv3-large",
+                               Phase::training, 16);
   CHECK(p.provenance == Provenance::interpolated);
   CHECK(p.time_ms >= std::min(lo.time_ms, hi.time_ms));
   CHECK(p.time_ms <= std::max(lo.time_ms, hi.time_ms));
@@ -152,7 +143,7 @@ TEST_CASE("a mode between two profiled modes is interpolated within their values
                            "resnet50,imagenet_val50k,infer,16,12,2201600,1300500000,"
                            "3199000000,");
   const Prediction g =
-      predict(m, mode(12, kMaxCpu, 1236750000, kMaxEmc), "resnet50", Phase::inference, 16);
+      predict(m, PowerMode{12, kMaxCpu, 1236750000, kMaxEmc}, "resnet50", Phase::inference, 16);
   CHECK(g.provenance == Provenance::interpolated);
   CHECK(g.time_ms >= std::min(glo.time_ms, ghi.time_ms));
   CHECK(g.time_ms <= std::max(glo.time_ms, ghi.time_ms));
@@ -172,7 +163,7 @@ TEST_CASE("beyond the profiled modes and batch sizes the answer is extrapolated 
                            "resnet50,imagenet_val50k,infer,64,12,2201600,1300500000,"
                            "3199000000,");
   const Prediction big =
-      predict(m, mode(12, kMaxCpu, kMaxGpu, kMaxEmc), "resnet50", Phase::inference, 128);
+      predict(m, PowerMode{12, kMaxCpu, kMaxGpu, kMaxEmc}, "resnet50", Phase::inference, 128);
   CHECK(big.provenance == Provenance::extrapolated);
   CHECK(big.time_ms >= b64.time_ms);
   CHECK(big.time_ms <= 2 * b64.time_ms);
@@ -184,7 +175,7 @@ TEST_CASE("beyond the profiled modes and batch sizes the answer is extrapolated 
                           "bert_base,squad_v2_train,train,16,4,2201600,1300500000,"
                           "3199000000,");
   const Prediction few =
-      predict(m, mode(2, kMaxCpu, kMaxGpu, kMaxEmc), "bert-base", Phase::training, 16);
+      predict(m, PowerMode{2, kMaxCpu, kMaxGpu, kMaxEmc}, "bert-base", Phase::training, 16);
   CHECK(few.provenance == Provenance::extrapolated);
   CHECK(few.time_ms >= c4.time_ms);
   CHECK(few.time_ms <= 2 * c4.time_ms);
