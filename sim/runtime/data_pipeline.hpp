@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "sim/engine/time.hpp"
+#include "sim/runtime/power_sink.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace fulcrum::sim {
@@ -24,6 +25,10 @@ class DataPipeline {
   // Minibatch `minibatch` started computing on the GPU at `at` (pipelines use it to model
   // workers that run ahead of the GPU).
   virtual void on_compute_start(std::uint64_t /*minibatch*/, Time /*at*/) {}
+
+  // Called once by the runtime before the run: a pipeline whose work draws power (workers
+  // fetching and decoding on the host CPU) adds its own source here and sets it as it works.
+  virtual void attach(PowerSink& /*power*/) {}
 };
 
 // Data always ready: pure GPU compute, zero fetch stall (training.data_pipeline: none).

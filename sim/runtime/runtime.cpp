@@ -79,6 +79,7 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
   idle_power_w_ = idle.power_w;
   baseload_ = meter_.add_source("baseload");
   gpu_ = meter_.add_source("gpu");
+  pipeline.attach(*this);
   for (Slot& slot : contexts_) {
     slot.started.item.mode = setup.mode;  // every item of the run is in the run's mode
     slot.cost.rail_active_w = models::RailValues(rails);
@@ -174,10 +175,23 @@ void Runtime::integrate_to(Time t) {
 
 void Runtime::set_gpu_state(std::span<const double> share, std::span<const double> rail_active_w) {
   assert(share.size() == share_.size());
-  const Time now = sim_.now();
-  integrate_to(now);
+  integrate_to(sim_.now());
   std::copy(share.begin(), share.end(), share_.begin());
-  if (meter_.set(gpu_, now, rail_active_w) && observer_ != nullptr) {
+  set_power(gpu_, rail_active_w);
+}
+
+PowerSource Runtime::add_source(std::string name) {
+  if (ran_) throw Error("a power source must be added before the run starts");
+  return meter_.add_source(std::move(name));
+}
+
+void Runtime::set_power(PowerSource source, std::span<const double> rail_power_w) {
+  if (rail_power_w.size() != idle_power_w_.size()) {
+    throw Error("a power source set " + std::to_string(rail_power_w.size()) +
+                " rail powers, the device has " + std::to_string(idle_power_w_.size()));
+  }
+  const Time now = sim_.now();
+  if (meter_.set(source, now, rail_power_w) && observer_ != nullptr) {
     observer_->on_power(now, meter_.rail_power_w());
   }
 }

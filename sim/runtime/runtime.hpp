@@ -21,6 +21,7 @@
 #include "sim/runtime/gpu_sharing_policy.hpp"
 #include "sim/runtime/inference_stream.hpp"
 #include "sim/runtime/power_meter.hpp"
+#include "sim/runtime/power_sink.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/run_result.hpp"
 #include "sim/runtime/runner.hpp"
@@ -29,7 +30,7 @@
 
 namespace fulcrum::sim {
 
-class Runtime final : public GpuHost {
+class Runtime final : public GpuHost, public PowerSink {
  public:
   // Throws InputError for settings the run cannot honour (duration <= 0, a latency percentile
   // other than 50/95/99/100, epochs without a dataset size, native sharing on a backend that runs
@@ -60,6 +61,10 @@ class Runtime final : public GpuHost {
   void finish_item(int context) override;
   std::size_t rail_count() const override { return idle_power_w_.size(); }
   void set_gpu_state(std::span<const double> share, std::span<const double> rail_active_w) override;
+
+  // PowerSink
+  PowerSource add_source(std::string name) override;
+  void set_power(PowerSource source, std::span<const double> rail_power_w) override;
 
  private:
   // A context and the item it runs.

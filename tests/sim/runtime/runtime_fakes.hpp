@@ -188,7 +188,8 @@ struct Harness {
   FakeBackend backend;
   double dataset_samples = 0;
 
-  RunResult run(RunObserver* observer = nullptr, ProgressFn progress = {}) {
+  // What run() runs; points into this Harness.
+  RunSetup setup() const {
     RunSetup setup;
     setup.scenario = &scenario;
     setup.device = &device;
@@ -198,7 +199,11 @@ struct Harness {
       setup.inference_workloads.push_back(&infer);
     }
     setup.perf_model = &backend.model();
-    return sim::run(setup, backend, observer, std::move(progress));
+    return setup;
+  }
+
+  RunResult run(RunObserver* observer = nullptr, ProgressFn progress = {}) {
+    return sim::run(setup(), backend, observer, std::move(progress));
   }
 };
 

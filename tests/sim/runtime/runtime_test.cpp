@@ -1,3 +1,5 @@
+#include "sim/runtime/runtime.hpp"
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -439,6 +441,44 @@ TEST_CASE("energy is split by source: the mode's baseload all run long, the GPU'
   REQUIRE(r.power.sources == std::vector<std::string>{"baseload", "gpu"});
   CHECK(r.power.source_energy_j[0] == Approx(3.0));             // 3 W for 1 s
   CHECK(r.power.source_energy_j[1] == Approx(0.3 * (17 - 3)));  // 14 W more for 0.3 s
+}
+
+TEST_CASE("a data pipeline draws power as a source of its own, summed with the others") {
+  // Workers prepare each minibatch's data in 10 ms, drawing 4 W on the CPU rail while they do.
+  class WorkersPipeline final : public DataPipeline {
+   public:
+    void attach(PowerSink& power) override { workers_ = power.add_source("dataloader"); }
+    Time ready_at(std::uint64_t, Time wanted) override {
+      sink_->set_power(workers_, std::vector<double>{0, 4, 0});
+      return wanted + 10 * kMillisecond;
+    }
+    void on_compute_start(std::uint64_t, Time) override {
+      sink_->set_power(workers_, std::vector<double>{0, 0, 0});
+    }
+    PowerSink* sink_ = nullptr;
+
+   private:
+    PowerSource workers_;
+  };
+  Harness h;
+  h.scenario = base_scenario(1.0);
+  h.scenario.training = training_spec(16, 1);
+  h.dataset_samples = 48;  // 3 minibatches of 100 ms, each after 10 ms of data preparation
+  h.backend.set(h.train, Phase::training, {100, 0, {10, 5, 2}});
+  h.backend.set_idle({1, 1, 1});
+  WorkersPipeline pipeline;
+  const RunSetup setup = h.setup();
+  Runtime runtime(setup, h.backend, nullptr, pipeline);
+  pipeline.sink_ = &runtime;
+  const RunResult r = runtime.run();
+  REQUIRE(r.power.sources == std::vector<std::string>{"baseload", "gpu", "dataloader"});
+  CHECK(r.power.source_energy_j[0] == Approx(3.0));       // 3 W all second
+  CHECK(r.power.source_energy_j[1] == Approx(0.3 * 14));  // +14 W for 3 x 100 ms
+  CHECK(r.power.source_energy_j[2] == Approx(0.03 * 4));  // +4 W for 3 x 10 ms
+  CHECK(r.power.energy_j == Approx(3.0 + 4.2 + 0.12));
+  CHECK(r.power.rail_energy_j[1] == Approx(1.0 + 0.3 * 4 + 0.03 * 4));  // idle + GPU + workers
+  CHECK(r.training->fetch_stall_s == Approx(0.03));
+  CHECK(r.training->epoch_time_s[0] == Approx(0.33));
 }
 
 TEST_CASE("budgets are judged from the result by the same rule a search uses") {
