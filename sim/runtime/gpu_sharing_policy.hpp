@@ -5,8 +5,9 @@
 //  1. Subclass GpuSharingPolicy; take a GpuHost& in the constructor. (A policy that runs one item
 //     at a time alone on the GPU subclasses ExclusivePolicy instead and only picks the next
 //     context: exclusive_policy.hpp.)
-//  2. In on_work_ready(), start items with host.begin_item(c) when your rule allows, declare the
-//     GPU state with host.set_gpu_state(shares, power), and schedule the completion yourself
+//  2. In on_work_ready(), start items with host.begin_item(c) when your rule allows (the backend
+//     executes each one), declare the GPU state with host.set_gpu_state(shares, the power the
+//     work adds over the idle device), and schedule the completion yourself
 //     (host.simulator().schedule_at(...)); at completion call host.finish_item(c) and pick again.
 //  3. Add an enumerator to SharingPolicy (sim/scenario/scenario.hpp), its name to the scenario
 //     loader, and one line to make_gpu_sharing_policy() (gpu_sharing_policy.cpp), the one list
