@@ -20,6 +20,10 @@ struct Preset {
   std::optional<double> gpu_max_hz;
   std::optional<double> emc_max_hz;
   std::uint32_t tpc_pg_mask = 0;  // bit i set = TPC i power-gated
+  // nvpmodel's power budget for the preset (the 15 in MODE_15W), module power in W; absent where
+  // NVIDIA publishes none (MAXN). A design target for the clock caps, not a limit the hardware
+  // enforces: a heavy load may draw somewhat more (docs/MODEL.md, "Power envelope").
+  std::optional<double> budget_w;
 };
 
 // A named grid of power modes (e.g. PowerTrain's 4,368 modes): the cartesian product of its axes.
@@ -63,9 +67,12 @@ struct DeviceSpec {
   double memory_gb = 0;
   int memory_bus_bits = 0;
 
-  // Power
-  std::optional<double> module_peak_w;
-  std::optional<double> idle_w;        // measured module idle power, where published
+  // Power. The envelope figures carry their sources (published, or an estimate and why).
+  std::optional<double> module_peak_w;  // maximum module power (data sheet), W
+  std::string module_peak_source;
+  std::optional<double> idle_w;  // module power with nothing running, at the maximum clocks, W
+  std::string idle_source;
+  std::string budget_source;           // where the presets' budget_w come from
   std::vector<std::string> rails;      // rails whose sum is the module power, in report order
   std::vector<std::string> sub_rails;  // measured rails already inside one of `rails` (not summed)
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <sstream>
 #include <string_view>
 #include <utility>
 
@@ -22,6 +23,12 @@ using models::ModeGrid;
 using models::Preset;
 
 std::string number_text(const YamlNode& node) { return node.raw().Scalar(); }
+
+std::string watts_text(double w) {
+  std::ostringstream out;
+  out << w;
+  return out.str();
+}
 
 // A frequency table: non-empty, positive, strictly ascending.
 std::vector<double> read_table(const YamlNode& node) {
@@ -96,7 +103,8 @@ std::optional<double> read_cap(const YamlNode& preset, std::string_view key,
 
 Preset read_preset(const YamlNode& node, const std::string& name, const DeviceSpec& d) {
   node.expect_map();
-  node.allow_keys({"id", "cores", "cpu_max_khz", "gpu_max_hz", "emc_max_hz", "tpc_pg_mask"});
+  node.allow_keys(
+      {"id", "cores", "cpu_max_khz", "gpu_max_hz", "emc_max_hz", "tpc_pg_mask", "budget_w"});
   Preset p;
   p.name = name;
   if (auto id = node.optional("id")) p.id = read_int_in(*id, 0, 1000);
@@ -115,7 +123,26 @@ Preset read_preset(const YamlNode& node, const std::string& name, const DeviceSp
     p.tpc_pg_mask = static_cast<std::uint32_t>(v);
     if (std::popcount(p.tpc_pg_mask) >= slots) mask->fail("gates every TPC");
   }
+  if (auto budget = node.optional("budget_w")) {
+    p.budget_w = budget->as_positive_double();
+    if (d.module_peak_w && *p.budget_w > *d.module_peak_w) {
+      budget->fail("budget " + number_text(*budget) + " W is above the module's maximum power (" +
+                   watts_text(*d.module_peak_w) + " W)");
+    }
+  }
   return p;
+}
+
+// An envelope figure: {value: W, source: text}; the source names where the value comes from, or
+// says that it is an estimate and why.
+double read_sourced_watts(const YamlNode& node, std::string& source) {
+  node.expect_map();
+  node.allow_keys({"value", "source"});
+  const double value = node.required("value").as_positive_double();
+  const YamlNode src = node.required("source");
+  source = src.as_string();
+  if (source.empty()) src.fail("must not be empty");
+  return value;
 }
 
 std::vector<double> read_grid_axis(const YamlNode& grid, std::string_view key,
@@ -198,7 +225,7 @@ DeviceSpec parse_device(const YamlNode& root) {
   d.memory_bus_bits = memory.required("bus_bits").as_positive_int();
 
   const YamlNode power = root.required("power");
-  power.allow_keys({"rails", "sub_rails", "module_peak_w", "idle_w"});
+  power.allow_keys({"rails", "sub_rails", "module_peak_w", "idle_w", "budget_source"});
   const YamlNode rails = power.required("rails");
   d.rails = read_names(rails, false);
   if (d.rails.size() > models::RailValues::kCapacity) {
@@ -213,8 +240,20 @@ DeviceSpec parse_device(const YamlNode& root) {
       }
     }
   }
-  if (auto peak = power.optional("module_peak_w")) d.module_peak_w = peak->as_positive_double();
-  if (auto idle = power.optional("idle_w")) d.idle_w = idle->as_positive_double();
+  if (auto peak = power.optional("module_peak_w")) {
+    d.module_peak_w = read_sourced_watts(*peak, d.module_peak_source);
+  }
+  if (auto idle = power.optional("idle_w")) {
+    d.idle_w = read_sourced_watts(*idle, d.idle_source);
+    if (d.module_peak_w && !(*d.idle_w < *d.module_peak_w)) {
+      idle->required("value").fail("idle power must be below module_peak_w (" +
+                                   watts_text(*d.module_peak_w) + " W)");
+    }
+  }
+  if (auto budgets = power.optional("budget_source")) {
+    d.budget_source = budgets->as_string();
+    if (d.budget_source.empty()) budgets->fail("must not be empty");
+  }
 
   const YamlNode presets = root.required("presets");
   presets.expect_map();
@@ -229,6 +268,11 @@ DeviceSpec parse_device(const YamlNode& root) {
     } catch (const InputError& e) {
       throw e.located(node.location(), node.path());
     }
+  }
+  const bool any_budget = std::any_of(d.presets.begin(), d.presets.end(),
+                                      [](const Preset& p) { return p.budget_w.has_value(); });
+  if (any_budget && d.budget_source.empty()) {
+    power.fail("presets have budget_w but power.budget_source does not say where they come from");
   }
   const YamlNode def = root.required("default_preset");
   d.default_preset = def.as_string();

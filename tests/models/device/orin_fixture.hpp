@@ -30,12 +30,13 @@ inline DeviceSpec orin_agx_64gb() {
   d.memory_bus_bits = 256;
   d.gpu_l2_kb = 4096;
   d.module_peak_w = 60;
+  d.idle_w = 18.6;
   d.rails = {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"};
   d.presets = {
-      Preset{"MAXN", 0, 12, std::nullopt, std::nullopt, std::nullopt, 0},
-      Preset{"MODE_15W", 1, 4, 1113600, 408000000, 2133000000, 248},
-      Preset{"MODE_30W", 2, 8, 1728000, 612000000, std::nullopt, 240},
-      Preset{"MODE_50W", 3, 12, 1497600, 816000000, std::nullopt, 0},
+      Preset{"MAXN", 0, 12, std::nullopt, std::nullopt, std::nullopt, 0, std::nullopt},
+      Preset{"MODE_15W", 1, 4, 1113600, 408000000, 2133000000, 248, 15},
+      Preset{"MODE_30W", 2, 8, 1728000, 612000000, std::nullopt, 240, 30},
+      Preset{"MODE_50W", 3, 12, 1497600, 816000000, std::nullopt, 0, 50},
   };
   d.default_preset = "MODE_30W";
   d.grids.push_back(ModeGrid{"powertrain-4368",

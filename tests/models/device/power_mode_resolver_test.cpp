@@ -65,8 +65,9 @@ TEST_CASE("a module with a fused-off TPC counts gated TPCs against its slots", "
   orin32.cpu_cores = 8;
   orin32.gpu_tpcs = 7;
   orin32.gpu_tpc_slots = 8;
-  orin32.presets = {Preset{"MAXN", 0, 8, std::nullopt, std::nullopt, std::nullopt, 128},
-                    Preset{"MODE_15W", 1, 4, 1113600, 408000000, 2133000000, 248}};
+  orin32.presets = {
+      Preset{"MAXN", 0, 8, std::nullopt, std::nullopt, std::nullopt, 128, std::nullopt},
+      Preset{"MODE_15W", 1, 4, 1113600, 408000000, 2133000000, 248, 15}};
   CHECK(resolve_preset(orin32, "MAXN").gpu_tpcs == 7);
   CHECK(resolve_preset(orin32, "MODE_15W").gpu_tpcs == 3);
   CHECK(resolve_request(orin32, {}).gpu_tpcs == 7);

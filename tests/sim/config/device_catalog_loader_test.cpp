@@ -216,6 +216,65 @@ TEST_CASE("the other shipped devices carry their own tables", "[device_catalog_l
   CHECK(nx.rails == std::vector<std::string>{"VDD_IN"});
 }
 
+TEST_CASE("the shipped power envelope figures and preset budgets are read with their sources",
+          "[device_catalog_loader]") {
+  const DeviceSpec& nx = shipped().get("xavier-nx-8gb");
+  CHECK(nx.idle_w == std::optional<double>(5.0));
+  CHECK(nx.idle_source.rfind("estimate:", 0) == 0);
+  CHECK(nx.module_peak_w == std::optional<double>(20));
+  CHECK(nx.find_preset("MODE_15W_6CORE")->budget_w == std::optional<double>(15));
+  const DeviceSpec& orin = shipped().get("orin-agx-64gb");
+  CHECK(orin.module_peak_w == std::optional<double>(60));
+  CHECK_FALSE(orin.find_preset("MAXN")->budget_w.has_value());
+  CHECK(orin.find_preset("MODE_50W")->budget_w == std::optional<double>(50));
+  CHECK(orin.budget_source.find("nvpmodel") != std::string::npos);
+}
+
+TEST_CASE("power figures need a source, idle below the maximum and budgets within it",
+          "[device_catalog_loader]") {
+  const std::string power =
+      "power: {rails: [VDD_IN], idle_w: {value: 2, source: measured}, module_peak_w: {value: 10, "
+      "source: data sheet}, budget_source: nvpmodel}";
+  TempDir dir;
+  std::vector<std::string> lines = tiny_lines();
+  lines[9] = power;
+  lines[12] =
+      "  LOW: {cores: 2, cpu_max_khz: 250000, gpu_max_hz: 150000000, tpc_pg_mask: 2, "
+      "budget_w: 5}";
+  const DeviceSpec d = load_device_file(dir.write("tiny.yaml", join(lines)));
+  CHECK(d.idle_w == std::optional<double>(2));
+  CHECK(d.idle_source == "measured");
+  CHECK(d.module_peak_w == std::optional<double>(10));
+  CHECK(d.module_peak_source == "data sheet");
+  CHECK(d.budget_source == "nvpmodel");
+  CHECK(d.find_preset("LOW")->budget_w == std::optional<double>(5));
+  CHECK_FALSE(d.find_preset("MAXN")->budget_w.has_value());
+
+  std::string file;
+  CHECK(error_with(10, "power: {rails: [VDD_IN], idle_w: 2}", &file).find(file + ":10:") == 0);
+  CHECK(error_with(10, "power: {rails: [VDD_IN], idle_w: {value: 2}}")
+            .find("power.idle_w: missing required key 'source'") != std::string::npos);
+  CHECK(error_with(10, "power: {rails: [VDD_IN], module_peak_w: {value: 10, source: ''}}")
+            .find("power.module_peak_w.source: must not be empty") != std::string::npos);
+  CHECK(error_with(10,
+                   "power: {rails: [VDD_IN], idle_w: {value: 12, source: a}, module_peak_w: "
+                   "{value: 10, source: b}}")
+            .find("power.idle_w.value: idle power must be below module_peak_w (10 W)") !=
+        std::string::npos);
+  CHECK(error_with(13, "  LOW: {cores: 2, budget_w: 5}")
+            .find("power: presets have budget_w but power.budget_source does not say") !=
+        std::string::npos);
+  lines[12] = "  LOW: {cores: 2, budget_w: 12}";
+  try {
+    load_device_file(dir.write("tiny.yaml", join(lines)));
+    FAIL("a budget above the maximum module power loaded");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find(
+              "presets.LOW.budget_w: budget 12 W is above the module's maximum power (10 W)") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("the GPU L2 size is read where published and absent elsewhere",
           "[device_catalog_loader]") {
   REQUIRE(shipped().get("orin-agx-64gb").gpu_l2_kb.has_value());
