@@ -166,27 +166,42 @@ RailMap rail_map(const DeviceSpec& device) {
 
 namespace {
 
+// How the calibration device's power magnitudes carry over to the device being predicted.
 struct DeviceScales {
-  double static_w = 1;   // module static power relative to the calibration device
-  double gpu_cores = 1;  // active CUDA cores relative to the calibration device's total
-  double memory = 1;     // DRAM bus width relative
+  double static_w = 0;   // module idle power at the device's maximum clocks, W
+  double dynamic = 1;    // activity-driven power relative to the calibration device
+  double gpu_cores = 1;  // active CUDA cores as a share of the calibration device's (on it) or
+                         // of the device's own (elsewhere)
 };
 
+// On the calibration device: the fitted magnitudes. On another: its own envelope figures, the
+// idle power as static power and the headroom above it (module_peak_w - idle_w) shared out as on
+// the calibration device, so that a load that keeps the calibration device within its maximum
+// keeps every device within its own (docs/MODEL.md, "Other devices").
 DeviceScales device_scales(const AnalyticCoefficients& c, const DeviceSpec& device,
                            const PowerMode& mode) {
   DeviceScales s;
-  // Another device: its measured idle power when published, else scaled by module peak power.
-  if (device.name != c.device) {
-    if (device.idle_w && c.static_w > 0) {
-      s.static_w = *device.idle_w / c.static_w;
-    } else if (device.module_peak_w && c.ref_module_peak_w > 0) {
-      s.static_w = *device.module_peak_w / c.ref_module_peak_w;
-    }
+  const double cores = active_cuda_cores(device, mode);
+  if (device.name == c.device) {
+    s.static_w = c.static_w;
+    s.gpu_cores = cores / c.ref_cuda_cores;
+    return s;
   }
-  s.gpu_cores = active_cuda_cores(device, mode) / c.ref_cuda_cores;
-  if (device.memory_bus_bits > 0) {
-    s.memory = static_cast<double>(device.memory_bus_bits) / c.ref_memory_bus_bits;
+  if (!device.idle_w || !device.module_peak_w) {
+    throw InputError("device " + device.name +
+                     " has no published idle and maximum module power (power.idle_w and "
+                     "power.module_peak_w in its data file): the analytic model, calibrated on " +
+                     c.device + ", needs both to scale power to it");
   }
+  const double ref_headroom_w = c.ref_module_peak_w - c.static_w;
+  const double headroom_w = *device.module_peak_w - *device.idle_w;
+  if (!(ref_headroom_w > 0) || !(headroom_w > 0)) {
+    throw InputError("device " + device.name + ": maximum module power must exceed idle power (" +
+                     c.device + " calibration and " + device.name + " data file)");
+  }
+  s.static_w = *device.idle_w;
+  s.dynamic = headroom_w / ref_headroom_w;
+  s.gpu_cores = device.cuda_cores > 0 ? cores / device.cuda_cores : 1.0;
   return s;
 }
 
@@ -213,7 +228,7 @@ struct StaticParts {
 StaticParts static_parts(const AnalyticCoefficients& c, const DeviceSpec& device,
                          const PowerMode& mode) {
   const DeviceScales s = device_scales(c, device, mode);
-  const double p0 = c.static_w * s.static_w;
+  const double p0 = s.static_w;
   const double a = c.static_scalable_share;
   const double tpc_frac = device.gpu_tpcs > 0
                               ? std::min(1.0, static_cast<double>(mode.gpu_tpcs) / device.gpu_tpcs)
@@ -246,6 +261,10 @@ RailPower AnalyticModel::busy_power(const DeviceSpec& device, const PowerMode& m
   assert(t.total_ms > 0);
   const StaticParts s = static_parts(c_, device, mode);
   const DeviceScales scale = device_scales(c_, device, mode);
+  // Exact on the calibration device (scale 1), so its predictions are the fitted ones.
+  const double gpu_dynamic_w = c_.gpu_dynamic_w * scale.dynamic;
+  const double cpu_dynamic_w = c_.cpu_dynamic_w * scale.dynamic;
+  const double memory_dynamic_w = c_.memory_dynamic_w * scale.dynamic;
 
   const double u_gpu = std::min(1.0, t.gpu_ms / t.total_ms);
   const double u_host = std::min(1.0, t.host_ms / t.total_ms);
@@ -255,16 +274,15 @@ RailPower AnalyticModel::busy_power(const DeviceSpec& device, const PowerMode& m
                                   c_.gpu_v_min_ratio);
   const double vc = voltage_ratio(mode.cpu_khz, table_min(device.cpu_khz, mode.cpu_khz), f_cpu_max,
                                   c_.cpu_v_min_ratio);
-  // Bytes per second relative to the device's own peak bandwidth, times its bus width relative
-  // to the calibration device: a constant energy per byte per bus lane.
+  // Bytes per second relative to the device's own peak bandwidth.
   const double peak_bps = device.memory_bandwidth_gbps(table_max(device.emc_hz, mode.emc_hz)) * 1e9;
   const double u_mem =
       peak_bps > 0 ? std::min(1.0, t.dram_bytes / (t.total_ms * 1e-3) / peak_bps) : 0.0;
 
   const double gpu_dyn =
-      c_.gpu_dynamic_w * u_gpu * scale.gpu_cores * (mode.gpu_hz / f_gpu_max) * vg * vg;
-  const double cpu_dyn = c_.cpu_dynamic_w * u_host * (mode.cpu_khz / f_cpu_max) * vc * vc;
-  const double mem_dyn = c_.memory_dynamic_w * u_mem * scale.memory;
+      gpu_dynamic_w * u_gpu * scale.gpu_cores * (mode.gpu_hz / f_gpu_max) * vg * vg;
+  const double cpu_dyn = cpu_dynamic_w * u_host * (mode.cpu_khz / f_cpu_max) * vc * vc;
+  const double mem_dyn = memory_dynamic_w * u_mem;
   return make_rails(device, s.gpu_soc_w + gpu_dyn, s.cpu_w + cpu_dyn, s.sys_w + mem_dyn);
 }
 

@@ -45,9 +45,9 @@ struct AnalyticCoefficients {
 
   // --- The calibration device, for extrapolating to others ---
   std::string device = "orin-agx-64gb";
-  double ref_cuda_cores = 2048;
-  double ref_memory_bus_bits = 256;
-  double ref_module_peak_w = 60;
+  double ref_cuda_cores = 2048;      // its CUDA cores: a mode's share of them on it
+  double ref_memory_bus_bits = 256;  // its DRAM bus width, for the record: power does not use it
+  double ref_module_peak_w = 60;     // its maximum module power; headroom = this - static_w
 };
 
 // The parts of one minibatch's predicted time, in ms; the fit and the power model use them.

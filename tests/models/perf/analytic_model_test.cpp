@@ -276,6 +276,41 @@ TEST_CASE("another device's idle power at its maximum clocks is its published id
   CHECK(model.idle_power(xavier, maxn_mode(xavier)).module_w() == Approx(7.5));
 }
 
+TEST_CASE("on another device activity takes the calibration device's share of its own headroom") {
+  // typical(): static 15 W under a 60 W maximum leaves 45 W of headroom, of which a fully busy
+  // GPU takes 30 W, two thirds. A device idling at 5 W under a 20 W maximum has 15 W of headroom:
+  // its fully busy GPU takes two thirds of that, 10 W.
+  DeviceSpec small = orin();
+  small.name = "small-jetson";
+  small.idle_w = 5;
+  small.module_peak_w = 20;
+  const AnalyticModel model(typical());
+  const PowerMode m = maxn_mode(small);
+  CHECK(model.idle_power(small, m).module_w() == Approx(5));
+  TimeBreakdown gpu_only;
+  gpu_only.total_ms = gpu_only.gpu_ms = 10;
+  CHECK(model.busy_power(small, m, gpu_only).module_w() == Approx(5 + 10));
+  // Everything busy at once (GPU 30 W, host thread 3 W, DRAM at peak bandwidth 10 W): 43 W of
+  // the 45 W on the calibration device, so 43/45 of the 15 W here: still within the 20 W.
+  TimeBreakdown all = gpu_only;
+  all.host_ms = 10;
+  all.dram_bytes = small.memory_bandwidth_gbps(m.emc_hz) * 1e9 * 10e-3;
+  CHECK(model.busy_power(small, m, all).module_w() == Approx(5 + 15.0 * 43 / 45));
+  CHECK(model.busy_power(orin(), maxn_mode(orin()), all).module_w() == Approx(15 + 43));
+}
+
+TEST_CASE("another device without its idle and maximum module power is an input error") {
+  DeviceSpec other = orin();
+  other.name = "jetson-x";
+  other.idle_w.reset();
+  const AnalyticModel model(typical());
+  CHECK_THROWS_WITH(model.idle_power(other, maxn_mode(other)),
+                    Catch::Contains("power.idle_w and power.module_peak_w"));
+  other.idle_w = 70;  // above its 60 W maximum
+  CHECK_THROWS_WITH(model.idle_power(other, maxn_mode(other)),
+                    Catch::Contains("maximum module power must exceed idle power"));
+}
+
 TEST_CASE("recurrent weights come from DRAM once when they fit in L2 and at every step if not") {
   LayerWork lstm = layer("lstm", OpKind::lstm, 0, 1e6, 2);
   lstm.reread_footprint_bytes = 640e3;

@@ -33,7 +33,8 @@ DeviceSpec xavier() {
   d.emc_hz = {204000000, 800000000, 1065600000, 1331200000, 1600000000, 1866000000, 2133000000};
   d.memory_bus_bits = 256;
   d.gpu_l2_kb = 512;
-  d.idle_w = 7.5;
+  d.idle_w = 7.527;
+  d.module_peak_w = 30;
   d.rails = {"GPU", "CPU", "SOC", "CV", "VDDRQ", "SYS5V"};
   return d;
 }
