@@ -8,6 +8,10 @@ namespace fulcrum::sim {
 ProgressDisplay::ProgressDisplay(std::ostream& out, bool terminal, WallClock clock)
     : out_(out), terminal_(terminal), clock_(std::move(clock)), start_(clock_()) {}
 
+ProgressDisplay::~ProgressDisplay() {
+  if (line_shown_) out_ << "\r\033[K" << std::flush;
+}
+
 ProgressFn ProgressDisplay::callback() {
   return [this](Time reached, Time end) { update(reached, end); };
 }
@@ -15,7 +19,8 @@ ProgressFn ProgressDisplay::callback() {
 void ProgressDisplay::update(Time reached, Time end) {
   if (reached >= end) {
     // Erase the in-place line; a log keeps its last line as the record of the run's progress.
-    if (terminal_ && lines_drawn_ > 0) out_ << "\r\033[K" << std::flush;
+    if (line_shown_) out_ << "\r\033[K" << std::flush;
+    line_shown_ = false;
     return;
   }
   const auto now = clock_();
@@ -29,6 +34,7 @@ void ProgressDisplay::update(Time reached, Time end) {
                 to_seconds(reached), to_seconds(end), done * 100.0, elapsed_s);
   if (terminal_) {
     out_ << '\r' << line << "\033[K" << std::flush;
+    line_shown_ = true;
   } else {
     out_ << line << '\n' << std::flush;
   }

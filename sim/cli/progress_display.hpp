@@ -27,6 +27,11 @@ class ProgressDisplay {
   // `terminal`: `out` is an interactive terminal (redraw in place with '\r').
   ProgressDisplay(std::ostream& out, bool terminal,
                   WallClock clock = &std::chrono::steady_clock::now);
+  // A run that stopped early (an error, an interrupt) leaves no half line on a terminal: the line
+  // is erased, so the one-line message that follows starts on a clean line.
+  ~ProgressDisplay();
+  ProgressDisplay(const ProgressDisplay&) = delete;
+  ProgressDisplay& operator=(const ProgressDisplay&) = delete;
 
   // Feed this to run(); `*this` must outlive the run.
   ProgressFn callback();
@@ -44,6 +49,7 @@ class ProgressDisplay {
   std::chrono::steady_clock::time_point start_;
   std::optional<std::chrono::steady_clock::time_point> last_draw_;
   int lines_drawn_ = 0;
+  bool line_shown_ = false;  // a terminal line is on screen
 };
 
 }  // namespace fulcrum::sim

@@ -7,7 +7,6 @@
 #include <optional>
 #include <ostream>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -16,6 +15,8 @@
 #include "sim/cli/progress_display.hpp"
 #include "sim/cli/scenario_run.hpp"
 #include "sim/cli/verb_support.hpp"
+#include "sim/report/interrupt.hpp"
+#include "sim/report/result_folder.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
@@ -26,8 +27,10 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const std::string backend_help =
       "what executes the minibatches (this build: " + backends::available_backends_text() + ")";
   po::options_description options("Options");
-  options.add_options()("help,h", "this help")("out", po::value<std::string>(),
-                                               "output folder (default: out/<scenario name>)")(
+  options.add_options()("help,h", "this help")(
+      "out", po::value<std::string>(),
+      "output folder (default: out/<scenario name>): absent, empty or an earlier result")(
+      "wait", "if another run is writing the output folder, wait for it instead of failing")(
       "seed", po::value<std::string>(), "random seed, replacing the scenario's")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a scenario key: --set key.path=value (repeatable), e.g. "
@@ -47,12 +50,21 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const po::variables_map vm = parse_verb("run", args, all, positional);
   if (vm.count("help")) {
     out << verb_usage(
-        "run SCENARIO [--out DIR] [--seed N] [--set key.path=value]... [--backend NAME]\n"
-        "             [--clock virtual|wall] [--quiet] [--progress]",
+        "run SCENARIO [--out DIR] [--wait] [--seed N] [--set key.path=value]...\n"
+        "             [--backend NAME] [--clock virtual|wall] [--quiet] [--progress]",
         "Runs a scenario file (see docs/SCENARIOS.md) on a backend, the simulated one by\n"
         "default. Prints summary.json on stdout and writes summary.json, requests.csv,\n"
         "minibatches.csv, power.csv, trace.json and run.json into the output folder; on\n"
         "bad input nothing is written.\n\n"
+        "Output folder: a run writes into a hidden folder beside it and replaces the whole\n"
+        "folder at once when it succeeds, so the folder holds one complete result (or the\n"
+        "previous one) at every moment. It must be absent, empty or an earlier result: a\n"
+        "folder holding anything a run does not write (see docs/METRICS.md) is refused\n"
+        "(exit 2) and never touched. One run at a time writes a folder: a second one exits\n"
+        "2 naming the first one's pid, or with --wait waits for it (saying so on stderr\n"
+        "unless --quiet).\n\n"
+        "Interrupts: SIGINT (Ctrl-C), SIGTERM and SIGHUP stop the run, remove what it\n"
+        "staged and leave the output folder as it was; exit status 130, 143 and 129.\n\n"
         "Clock: with --clock wall the run takes its duration in real time: arrivals are\n"
         "released at their real times and each minibatch blocks for its duration, as on a\n"
         "device; the outputs are the same files, and run.json records how late events ran.\n\n"
@@ -83,18 +95,26 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (vm.count("seed")) options_in.seed = parse_seed(vm["seed"].as<std::string>());
   const bool quiet = vm.count("quiet") > 0;
 
+  // From here a signal stops the run at its next check point instead of killing the process, so
+  // that what it staged is removed (sim/report/interrupt.hpp).
+  const InterruptHandlers interrupt_handlers;
   PreparedRun prepared = prepare_run(scenarios[0], options_in);
   const std::filesystem::path out_dir =
       vm.count("out") ? std::filesystem::path(vm["out"].as<std::string>())
                       : std::filesystem::path("out") / prepared.resolved.scenario.name;
-  // An unusable --out is bad input like any other: one line, before anything runs or prints.
-  std::error_code out_error;
-  std::filesystem::create_directories(out_dir, out_error);
-  if (out_error) {
-    throw InputError(
-        std::nullopt, "--out",
-        "cannot create output directory " + out_dir.string() + ": " + out_error.message());
+  // An unusable --out, a folder that is not a result or one another run holds is bad input like
+  // any other: one line, before anything runs or prints.
+  ResultFolder::Options folder_options;
+  folder_options.wait = vm.count("wait") > 0;
+  if (!quiet) {
+    folder_options.on_wait = [&err, &out_dir](std::optional<long> holder) {
+      err << "fulcrum: waiting for another run"
+          << (holder ? " (pid " + std::to_string(*holder) + ")" : std::string()) << " to finish "
+          << out_dir.string() << "\n"
+          << std::flush;
+    };
   }
+  ResultFolder folder(out_dir, std::move(folder_options));
   if (!quiet) {
     err << "fulcrum: running " << prepared.resolved.scenario.name << " ("
         << prepared.resolved.scenario.duration_s
@@ -107,7 +127,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const bool terminal = isatty(STDERR_FILENO) != 0;
   std::optional<ProgressDisplay> progress;
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
-  const ScenarioRun r = run_prepared(std::move(prepared), out_dir, command_line,
+  const ScenarioRun r = run_prepared(std::move(prepared), folder, command_line,
                                      progress ? progress->callback() : ProgressFn{});
   if (!quiet) {
     out << r.summary_json;

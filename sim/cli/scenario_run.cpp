@@ -8,7 +8,9 @@
 #include "sim/cli/version.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/perf_model_loader.hpp"
+#include "sim/report/interrupt.hpp"
 #include "sim/report/output_writer.hpp"
+#include "sim/report/publication_step.hpp"
 #include "sim/report/run_json.hpp"
 #include "sim/report/summary.hpp"
 #include "sim/runtime/runner.hpp"
@@ -60,35 +62,53 @@ RunResult simulate(PreparedRun& prepared, RunObserver* observer, ProgressFn prog
   return run(setup, *prepared.backend, observer, std::move(progress));
 }
 
-ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesystem::path>& out_dir,
+ScenarioRun run_prepared(PreparedRun prepared, ResultFolder& folder,
                          const std::vector<std::string>& command_line, ProgressFn progress) {
   ScenarioRun r{std::move(prepared), {}, {}, {}, 0};
   const Scenario& scenario = r.prepared.resolved.scenario;
   const auto start = std::chrono::steady_clock::now();
-  auto elapsed_s = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The interrupt check rides on the progress steps (kProgressSteps per run, never per event).
+  ProgressFn checked = [&progress](Time reached, Time end) {
+    throw_if_interrupted();
+    if (progress) progress(reached, end);
   };
-  if (!out_dir) {
-    r.result = simulate(r.prepared, nullptr, std::move(progress));
+  try {
+    OutputWriter writer(folder.staging_dir(), scenario, r.prepared.resolved.device->rails);
+    r.result = simulate(r.prepared, &writer, std::move(checked));
+    writer.finish(r.result);
     r.summary_json = summary_json(r.result, scenario);
-    r.wall_s = elapsed_s();
-    return r;
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    RunInfo info;
+    info.wall_s = r.wall_s;
+    info.events_processed = r.result.events_processed;
+    info.backend = r.prepared.backend_name;
+    info.lateness = r.result.lateness;
+    info.fulcrum_version = kFulcrumVersion;
+    info.command_line = command_line;
+    write_run_json(folder.staging_dir(), info);
+    publication_step("wrote run.json");
+    for (const auto& path : writer.outputs())
+      r.outputs.push_back(folder.target() / path.filename());
+    r.outputs.push_back(folder.target() / "run.json");
+  } catch (const Interrupted& e) {
+    // Re-thrown with the folder named: only here is it known what the interrupt left.
+    throw folder.interrupted(e.signal());
   }
-  OutputWriter writer(*out_dir, scenario, r.prepared.resolved.device->rails);
-  r.result = simulate(r.prepared, &writer, std::move(progress));
-  writer.finish(r.result);
-  r.summary_json = summary_json(r.result, scenario);
-  r.wall_s = elapsed_s();
-  RunInfo info;
-  info.wall_s = r.wall_s;
-  info.events_processed = r.result.events_processed;
-  info.backend = r.prepared.backend_name;
-  info.lateness = r.result.lateness;
-  info.fulcrum_version = kFulcrumVersion;
-  info.command_line = command_line;
-  write_run_json(*out_dir, info);
-  r.outputs = writer.outputs();
-  r.outputs.push_back(*out_dir / "run.json");
+  folder.publish();
+  return r;
+}
+
+ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesystem::path>& out_dir,
+                         const std::vector<std::string>& command_line, ProgressFn progress) {
+  if (out_dir) {
+    ResultFolder folder(*out_dir);
+    return run_prepared(std::move(prepared), folder, command_line, std::move(progress));
+  }
+  ScenarioRun r{std::move(prepared), {}, {}, {}, 0};
+  const auto start = std::chrono::steady_clock::now();
+  r.result = simulate(r.prepared, nullptr, std::move(progress));
+  r.summary_json = summary_json(r.result, r.prepared.resolved.scenario);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 

@@ -21,6 +21,7 @@
 #include "models/perf/perf_model.hpp"
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/scenario_loader.hpp"
+#include "sim/report/result_folder.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/run_result.hpp"
 #include "sim/runtime/runner.hpp"
@@ -63,8 +64,16 @@ struct ScenarioRun {
   double wall_s = 0;                           // host time of simulate + outputs
 };
 
-// simulate, with the output writers into `out_dir` when given (created if needed; results
-// appear only when the run succeeded) and run.json beside them. `progress` as in run().
+// simulate, with the output writers into `folder`'s staging folder and run.json beside them,
+// then publishes the folder (results appear only when the run succeeded, all at once).
+// `progress` as in run(); between its steps, and as files are written, the run checks for an
+// interrupt (sim/report/interrupt.hpp) and throws Interrupted naming the folder.
+ScenarioRun run_prepared(PreparedRun prepared, ResultFolder& folder,
+                         const std::vector<std::string>& command_line = {},
+                         ProgressFn progress = {});
+
+// As above into `out_dir` when given (claimed with ResultFolder's defaults: another run into it
+// is an InputError), else without any files.
 ScenarioRun run_prepared(PreparedRun prepared, const std::optional<std::filesystem::path>& out_dir,
                          const std::vector<std::string>& command_line = {},
                          ProgressFn progress = {});

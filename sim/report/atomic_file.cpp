@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "models/error.hpp"
+#include "sim/report/interrupt.hpp"
 
 namespace fulcrum::sim {
 
@@ -44,6 +45,7 @@ void AtomicFile::write_raw(const char* data, std::size_t size) {
 
 void AtomicFile::flush() {
   if (size_ == 0) return;
+  throw_if_interrupted();  // once a MiB: a run writing gigabytes still stops soon after a signal
   write_raw(buffer_.get(), size_);
   size_ = 0;
 }

@@ -38,7 +38,9 @@ class AtomicFile {
     if (size_ >= kFlushBytes) flush();
   }
   void write(std::string_view s);
-  void flush();  // throws fulcrum::Error on a write failure (disk full, ...)
+  // Throws fulcrum::Error on a write failure (disk full, ...), Interrupted when a signal came
+  // (sim/report/interrupt.hpp).
+  void flush();
 
   void close();             // flushes and closes the temporary; throws fulcrum::Error on failure
   void publish();           // renames the closed temporary to its final name; throws fulcrum::Error

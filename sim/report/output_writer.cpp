@@ -6,6 +6,7 @@
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/minibatches_csv.hpp"
 #include "sim/report/power_csv.hpp"
+#include "sim/report/publication_step.hpp"
 #include "sim/report/requests_csv.hpp"
 #include "sim/report/summary.hpp"
 #include "sim/report/trace_json.hpp"
@@ -80,24 +81,21 @@ void OutputWriter::finish(const RunResult& result) {
   if (done_) throw Error("output writer: finish() after finish() or abort()");
   try {
     const Time end = end_.value_or(from_seconds(result.duration_s));
-    for (auto& f : files_) f->close(end);
+    for (auto& f : files_) {
+      f->close(end);
+      publication_step("closed " + f->final_path().filename().string());
+    }
     AtomicFile summary(out_dir_ / "summary.json");
     summary.write(summary_json(result, scenario_));
     summary.close();
-    // A file this run does not produce but an earlier run into the same folder did would read as
-    // this run's result: remove it (only our own file names, never anything else in the folder).
-    for (const char* name : {"requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
-      const std::filesystem::path stale = out_dir_ / name;
-      bool produced = false;
-      for (const auto& f : files_) produced = produced || f->final_path() == stale;
-      std::error_code ec;
-      if (!produced) std::filesystem::remove(stale, ec);
-      if (ec)
-        throw Error("cannot remove the earlier run's " + stale.string() + ": " + ec.message());
+    publication_step("closed summary.json");
+    // Everything is complete on disk; only now do the files take their real names.
+    for (auto& f : files_) {
+      f->publish();
+      publication_step("named " + f->final_path().filename().string());
     }
-    // Everything is complete on disk; only now do the results take their real names.
-    for (auto& f : files_) f->publish();
     summary.publish();
+    publication_step("named summary.json");
     done_ = true;
   } catch (...) {
     abort();

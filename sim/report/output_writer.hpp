@@ -1,13 +1,15 @@
-// OutputWriter: every file of a run's --out directory, as one RunObserver. Files enabled in
-// Scenario::outputs stream while the run goes, under temporary names; finish() adds
-// summary.json and renames everything into place, so only a successful run presents results.
+// OutputWriter: every file of a run's result, as one RunObserver. Files enabled in
+// Scenario::outputs stream while the run goes, under temporary names; finish() adds summary.json
+// and gives every file its real name. It writes into a folder of its own: a ResultFolder's
+// staging folder, which is then published as a whole (sim/report/result_folder.hpp).
 //
-//   OutputWriter writer(out_dir, scenario, device.rails);  // creates out_dir if needed
+//   ResultFolder folder(out_dir);
+//   OutputWriter writer(folder.staging_dir(), scenario, device.rails);
 //   RunResult result = run(setup, backend, &writer);
 //   writer.finish(result);                  // requests.csv, minibatches.csv, power.csv,
 //                                           // trace.json (as enabled) and summary.json
-//   std::cout << summary_json(result, scenario);
-//   write_run_json(out_dir, info);          // the non-deterministic facts (sim/report/run_json)
+//   write_run_json(folder.staging_dir(), info);  // the non-deterministic facts (run_json.hpp)
+//   folder.publish();
 // If run() throws, the writer's destructor (or an explicit abort()) removes the temporaries.
 #pragma once
 
@@ -54,8 +56,9 @@ class OutputWriter final : public RunObserver {
   void on_queue_length(int stream, Time at, std::size_t queued) override;
   void on_end(Time end) override;
 
-  // Completes every file, writes summary.json, then renames all into place. Throws
-  // fulcrum::Error on an I/O failure (after removing what it could).
+  // Completes every file, writes summary.json, then renames all into place (each a
+  // publication_step). Throws fulcrum::Error on an I/O failure, Interrupted on a signal (after
+  // removing what it could).
   void finish(const RunResult& result);
   // Removes every temporary; nothing of this run is left in out_dir. Safe to call twice.
   void abort() noexcept;

@@ -1,5 +1,6 @@
 // Speed of one quickstart run (600 s simulated, 100 requests/s, concurrent training): the
-// simulation alone on the real SimulatedBackend, and with every output file written.
+// simulation alone on the real SimulatedBackend (with and without the interrupt checks `fulcrum
+// run` adds), with every output file written, and published as `fulcrum run` does it.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "sim/cli/scenario_run.hpp"
+#include "sim/report/interrupt.hpp"
 #include "sim/report/output_writer.hpp"
 
 namespace {
@@ -29,6 +31,25 @@ void BM_Run_quickstart_simulation(benchmark::State& state) {
 }
 BENCHMARK(BM_Run_quickstart_simulation)->Unit(benchmark::kMillisecond);
 
+// The same with what `fulcrum run` adds to every run: a progress function that checks for an
+// interrupt at each of the kProgressSteps steps (sim/report/interrupt.hpp).
+void BM_Run_quickstart_simulation_interruptible(benchmark::State& state) {
+  fulcrum::sim::RunOptions options;
+  options.data_dir = std::string(FULCRUM_DATA_DIR);
+  fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(quickstart(), options);
+  const fulcrum::sim::InterruptHandlers handlers;
+  std::uint64_t events = 0;
+  for (auto _ : state) {
+    const fulcrum::sim::RunResult result = fulcrum::sim::simulate(
+        prepared, nullptr,
+        [](fulcrum::sim::Time, fulcrum::sim::Time) { fulcrum::sim::throw_if_interrupted(); });
+    events += result.events_processed;
+    benchmark::DoNotOptimize(result.power.energy_j);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(events));
+}
+BENCHMARK(BM_Run_quickstart_simulation_interruptible)->Unit(benchmark::kMillisecond);
+
 void BM_Run_quickstart_with_outputs(benchmark::State& state) {
   namespace fs = std::filesystem;
   fulcrum::sim::RunOptions options;
@@ -49,5 +70,28 @@ void BM_Run_quickstart_with_outputs(benchmark::State& state) {
   fs::remove_all(out, ec);
 }
 BENCHMARK(BM_Run_quickstart_with_outputs)->Unit(benchmark::kMillisecond);
+
+// As `fulcrum run` does it: the simulation with its interrupt checks at the progress steps, every
+// file staged beside the output folder, run.json, and the folder published in place of the last
+// run's result (which is removed).
+void BM_Run_quickstart_published(benchmark::State& state) {
+  namespace fs = std::filesystem;
+  fulcrum::sim::RunOptions options;
+  options.data_dir = std::string(FULCRUM_DATA_DIR);
+  const fs::path out =
+      fs::temp_directory_path() / ("fulcrum-run-bench-published-" + std::to_string(::getpid()));
+  std::uint64_t events = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(quickstart(), options);
+    state.ResumeTiming();
+    const fulcrum::sim::ScenarioRun r = fulcrum::sim::run_prepared(std::move(prepared), out);
+    events += r.result.events_processed;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(events));
+  std::error_code ec;
+  fs::remove_all(out, ec);
+}
+BENCHMARK(BM_Run_quickstart_published)->Unit(benchmark::kMillisecond);
 
 }  // namespace

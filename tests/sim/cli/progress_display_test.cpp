@@ -63,3 +63,23 @@ TEST_CASE("on a terminal the progress line is rewritten in place and erased at t
   CHECK(text.find("\rfulcrum: 720 of 3600 s simulated (20%)") != std::string::npos);
   CHECK(text.substr(text.size() - 4) == "\r\033[K");
 }
+
+TEST_CASE("a terminal progress line of a run stopped early is erased, so a message starts clean") {
+  ManualClock clock;
+  std::ostringstream err;
+  {
+    ProgressDisplay display(err, true, clock.fn());
+    clock.now += milliseconds(1500);
+    display.update(360 * kSecond, 3600 * kSecond);
+    // No update at the end: the run stopped (an error, an interrupt).
+  }
+  const std::string text = err.str();
+  CHECK(text == "\rfulcrum: 360 of 3600 s simulated (10%), 2 s elapsed\033[K\r\033[K");
+  std::ostringstream log;
+  {
+    ProgressDisplay display(log, false, clock.fn());
+    clock.now += milliseconds(1500);
+    display.update(360 * kSecond, 3600 * kSecond);
+  }
+  CHECK(log.str() == "fulcrum: 360 of 3600 s simulated (10%), 2 s elapsed\n");  // a log keeps it
+}

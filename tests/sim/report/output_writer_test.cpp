@@ -334,25 +334,6 @@ TEST_CASE("only the outputs the scenario enables are written") {
         std::vector<std::string>{"minibatches.csv", "power.csv", "summary.json"});
 }
 
-TEST_CASE("a run without a file removes that file left by an earlier run into the same folder") {
-  TempDir dir;
-  {
-    OutputWriter writer(dir.path(), testing::small_scenario(), testing::orin_rails());
-    replay_small_run(writer);
-    writer.finish(testing::small_result());
-  }
-  REQUIRE(testing::files_in(dir.path()).size() == 5);
-  AtomicFile(dir.path() / "notes.txt").publish();  // not ours: must stay
-  Scenario scenario = testing::small_scenario();
-  scenario.outputs.trace = false;
-  scenario.outputs.power = false;
-  OutputWriter writer(dir.path(), scenario, testing::orin_rails());
-  replay_small_run(writer);
-  writer.finish(testing::small_result());
-  CHECK(testing::files_in(dir.path()) ==
-        std::vector<std::string>{"minibatches.csv", "notes.txt", "requests.csv", "summary.json"});
-}
-
 TEST_CASE("identical inputs give byte-identical files") {
   TempDir a;
   TempDir b;

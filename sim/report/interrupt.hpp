@@ -1,0 +1,54 @@
+// Interrupts: SIGINT, SIGTERM and SIGHUP ask a run to stop instead of killing it on the spot, so
+// that it can remove what it staged and leave its output folder as it was. The handler only
+// records the signal (async-signal-safe); the run looks at it at cheap check points (each of the
+// simulation's progress steps, each MiB an output file writes, each publication step) and throws
+// Interrupted there, which main turns into one line and exit status 128 + signal.
+//
+//   InterruptHandlers handlers;   // for the scope of a run; restores the previous handlers
+//   ...
+//   throw_if_interrupted();       // at a check point: throws Interrupted once a signal came
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "models/error.hpp"
+
+namespace fulcrum::sim {
+
+// A run stopped by a signal. what() is the one line main prints, e.g.
+// "fulcrum: interrupted (SIGINT); nothing was written to out/quickstart".
+class Interrupted : public Error {
+ public:
+  // `outcome`: what the run left behind, appended after "; " (empty: nothing appended).
+  explicit Interrupted(int signal, const std::string& outcome = "");
+  int signal() const { return signal_; }
+  int exit_status() const { return 128 + signal_; }  // as a shell reports a death by `signal`
+
+ private:
+  int signal_;
+};
+
+// Installs the handlers of SIGINT, SIGTERM and SIGHUP for its lifetime (one instance at a time)
+// and forgets any signal recorded before. A signal the process was started ignoring (nohup's
+// SIGHUP, a background job's SIGINT) stays ignored. A second signal while the first is being
+// handled kills the process at once, as the signal would have without these handlers.
+class InterruptHandlers {
+ public:
+  InterruptHandlers();
+  ~InterruptHandlers();  // restores the handlers that were installed before
+  InterruptHandlers(const InterruptHandlers&) = delete;
+  InterruptHandlers& operator=(const InterruptHandlers&) = delete;
+};
+
+// The signal received since the handlers were installed; absent when none came (or none are
+// installed). Reads one flag: cheap enough for any loop that is not per event.
+std::optional<int> pending_interrupt();
+
+// Throws Interrupted(signal) when pending_interrupt() has one.
+void throw_if_interrupted();
+
+// "SIGINT", "SIGTERM", "SIGHUP", else "signal N".
+std::string signal_name(int signal);
+
+}  // namespace fulcrum::sim

@@ -1,0 +1,103 @@
+#include "sim/report/interrupt.hpp"
+
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <string>
+
+#include "sim/report/atomic_file.hpp"
+#include "tests/sim/report/report_fixtures.hpp"
+
+using namespace fulcrum::sim;
+using fulcrum::sim::testing::files_in;
+using fulcrum::sim::testing::TempDir;
+
+namespace {
+
+volatile std::sig_atomic_t g_custom = 0;
+extern "C" void custom_handler(int signal) { g_custom = signal; }
+
+}  // namespace
+
+TEST_CASE("SIGINT, SIGTERM and SIGHUP are recorded, not fatal, and stop the run at a check point") {
+  struct Case {
+    int signal;
+    const char* name;
+    int exit_status;  // what a shell reports for a process the signal killed
+  };
+  for (const Case c :
+       {Case{SIGINT, "SIGINT", 130}, Case{SIGTERM, "SIGTERM", 143}, Case{SIGHUP, "SIGHUP", 129}}) {
+    INFO(c.name);
+    const InterruptHandlers handlers;
+    CHECK_FALSE(pending_interrupt());
+    CHECK_NOTHROW(throw_if_interrupted());
+    std::raise(c.signal);
+    CHECK(pending_interrupt() == std::optional<int>(c.signal));
+    try {
+      throw_if_interrupted();
+      FAIL("not interrupted");
+    } catch (const Interrupted& e) {
+      CHECK(e.signal() == c.signal);
+      CHECK(e.exit_status() == c.exit_status);
+      CHECK(std::string(e.what()) == std::string("fulcrum: interrupted (") + c.name + ")");
+    }
+  }
+  CHECK_FALSE(pending_interrupt());  // nothing is recorded once the handlers are gone
+}
+
+TEST_CASE("the handlers that were installed before come back afterwards") {
+  struct sigaction custom {};
+  custom.sa_handler = custom_handler;
+  sigemptyset(&custom.sa_mask);
+  struct sigaction before {};
+  sigaction(SIGHUP, &custom, &before);
+  { const InterruptHandlers handlers; }
+  g_custom = 0;
+  std::raise(SIGHUP);
+  CHECK(g_custom == SIGHUP);
+  sigaction(SIGHUP, &before, nullptr);
+}
+
+TEST_CASE("a signal the process ignores stays ignored, as under nohup") {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  struct sigaction before {};
+  sigaction(SIGHUP, &ignore, &before);
+  {
+    const InterruptHandlers handlers;
+    std::raise(SIGHUP);
+    CHECK_FALSE(pending_interrupt());
+    std::raise(SIGTERM);  // the others are still handled
+    CHECK(pending_interrupt() == std::optional<int>(SIGTERM));
+  }
+  struct sigaction after {};
+  sigaction(SIGHUP, &before, &after);
+  CHECK(after.sa_handler == SIG_IGN);
+}
+
+TEST_CASE("an interrupted message says what the run left") {
+  const Interrupted e(SIGINT, "nothing was written to out/quickstart");
+  CHECK(std::string(e.what()) ==
+        "fulcrum: interrupted (SIGINT); nothing was written to out/quickstart");
+  CHECK(signal_name(SIGUSR1) == "signal " + std::to_string(SIGUSR1));
+}
+
+TEST_CASE("an output file being written stops at its next MiB once a signal came") {
+  TempDir dir;
+  const InterruptHandlers handlers;
+  {
+    AtomicFile f(dir.path() / "big.csv");
+    f.write(std::string(1000, 'x'));
+    std::raise(SIGTERM);
+    const std::string chunk(4096, 'y');
+    // 2 MiB of rows: the first flush, at 1 MiB, notices the signal.
+    CHECK_THROWS_AS(
+        [&] {
+          for (int i = 0; i < 512; ++i) f.write(chunk);
+        }(),
+        Interrupted);
+  }
+  CHECK(files_in(dir.path()).empty());
+}
