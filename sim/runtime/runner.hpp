@@ -24,6 +24,8 @@ namespace fulcrum::sim {
 // nothing measurable; a display decides itself how often to redraw (e.g. by wall time).
 using ProgressFn = std::function<void(Time reached, Time end)>;
 inline constexpr int kProgressSteps = 1000;
+// ... and, in a wall-clock run, at least once per this much simulated (= real) time.
+inline constexpr Time kWallProgressStep = 100 * kMillisecond;
 
 // Runs the scenario to its duration: picks the training job's data pipeline
 // (make_data_pipeline), runs, and judges the budgets (judge_budgets). `observer` (may be null)

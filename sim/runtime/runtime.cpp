@@ -214,7 +214,10 @@ RunResult Runtime::run() {
   if (progress_) {
     // Pausing at step boundaries keeps every event's order (run_until runs all events up to and
     // at the horizon), so the results are the same bytes with or without a progress display.
-    const Time step = std::max<Time>(1, end_ / kProgressSteps);
+    // A wall-clock run reports at least every kWallProgressStep of real time as well, so that
+    // whoever listens (the CLI's interrupt check) hears from it promptly on a long run.
+    Time step = std::max<Time>(1, end_ / kProgressSteps);
+    if (wall_) step = std::min(step, kWallProgressStep);
     for (Time reached = step; reached < end_; reached += step) {
       sim_.run_until(reached);
       progress_(reached, end_);
