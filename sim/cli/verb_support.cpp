@@ -8,6 +8,7 @@
 
 #include "models/error.hpp"
 #include "sim/config/device_catalog_loader.hpp"
+#include "sim/config/input_text.hpp"
 
 namespace fulcrum::sim {
 
@@ -21,8 +22,9 @@ po::variables_map parse_verb(const std::string& verb, const std::vector<std::str
     po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
+    // Boost echoes the arguments: keep the message on one line.
     throw InputError(std::nullopt, "fulcrum " + verb,
-                     std::string(e.what()) + " (see fulcrum " + verb + " --help)");
+                     printable(e.what(), 4096) + " (see fulcrum " + verb + " --help)");
   }
   return vm;
 }

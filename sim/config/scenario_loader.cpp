@@ -10,6 +10,7 @@
 #include "models/workload/dataset_catalog.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "sim/config/data_dirs.hpp"
+#include "sim/config/input_text.hpp"
 #include "sim/config/overrides.hpp"
 #include "sim/config/trace_loader.hpp"
 #include "sim/config/yaml_support.hpp"
@@ -223,12 +224,14 @@ class ScenarioReader {
     const std::string resolved = p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::exists(p, ec)) {
-      throw InputError(where(path), path.path(),
-                       "cannot open " + what + " '" + resolved + "': no such file");
+      throw InputError(
+          where(path), path.path(),
+          "cannot open " + what + " '" + printable(resolved, 4096) + "': no such file");
     }
     if (!std::filesystem::is_regular_file(p, ec)) {
-      throw InputError(where(path), path.path(),
-                       "cannot open " + what + " '" + resolved + "': not a regular file");
+      throw InputError(
+          where(path), path.path(),
+          "cannot open " + what + " '" + printable(resolved, 4096) + "': not a regular file");
     }
     return resolved;
   }
@@ -522,7 +525,8 @@ LoadedScenario load_scenario_with_sources(const std::string& path,
                                           const std::vector<std::string>& overrides) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(SourceLocation{path, 0, 0}, "", "is a directory, expected a scenario file");
+    throw InputError(SourceLocation{printable(path, 4096), 0, 0}, "",
+                     "is a directory, expected a scenario file");
   }
   YamlDoc doc = YamlDoc::load(path);
   std::string base = std::filesystem::path(path).parent_path().string();

@@ -9,6 +9,7 @@
 
 #include "models/error.hpp"
 #include "models/io/csv_reader.hpp"
+#include "sim/config/input_text.hpp"
 
 namespace fulcrum::sim {
 
@@ -90,18 +91,20 @@ std::vector<double> parse_trace(std::istream& in, const std::string& display_nam
 
 std::vector<double> parse_arrival_trace(std::string_view text, const std::string& display_name) {
   std::istringstream in{std::string(text)};
-  return parse_trace(in, display_name);
+  return parse_trace(in, printable(display_name, 4096));
 }
 
 std::vector<double> load_arrival_trace(const std::string& path) {
   // Only regular files: a device such as /dev/zero would be read until memory runs out.
   std::error_code ec;
+  // Errors echo the path: keep them on one line whatever the folder's name.
+  const std::string shown = printable(path, 4096);
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(SourceLocation{path, 0, 0}, "", "trace is not a regular file");
+    throw InputError(SourceLocation{shown, 0, 0}, "", "trace is not a regular file");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open trace file");
-  return parse_trace(in, path);
+  if (!in) throw InputError(SourceLocation{shown, 0, 0}, "", "cannot open trace file");
+  return parse_trace(in, shown);
 }
 
 }  // namespace fulcrum::sim

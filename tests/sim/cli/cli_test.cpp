@@ -166,6 +166,30 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
        "", "^" + f + ":5:\\d+: training\\.workload: workload 'mobilenetv3-large' has no profile"},
       {"an unknown data pipeline", kGood, "--set training.data_pipeline=magic",
        "^--set: training\\.data_pipeline: unknown data_pipeline 'magic'"},
+      // Strict YAML.
+      {"a key given twice (the first value used to win)", std::string(kGood) + "duration_s: 600\n",
+       "",
+       "^" + f +
+           ":10:1: duration_s: duplicate key 'duration_s' \\(first at line 3, column 1\\); "
+           "give each key once\n$"},
+      {"a second YAML document", std::string(kGood) + "---\nduration_s: 600\n", "",
+       "^" + f + ":10:1: a second YAML document starts here"},
+      {"a quoted number", replace(kGood, "duration_s: 20", "duration_s: \"20\""), "",
+       "^" + f +
+           ":3:13: duration_s: expected a number, got the string '20' \\(write it without "
+           "quotes\\)\n$"},
+      {"a tagged number", replace(kGood, "duration_s: 20", "duration_s: !!str 20"), "",
+       "^" + f + ":3:13: duration_s: YAML tags are not supported, got '!!str'\n$"},
+      {"a NUL byte", replace(kGood, "name: cli-good", std::string("name: cli\0good", 14)), "",
+       "^" + f + ":2:10: the file contains a control character \\(U\\+0000\\)"},
+      {"a name that is not UTF-8", replace(kGood, "name: cli-good", "name: cli\xff"), "",
+       "^" + f + ":2:10: the file is not valid UTF-8 \\(byte 0xff\\)\n$"},
+      {"an escaped control character in a name",
+       replace(kGood, "name: cli-good", "name: \"cli\\u0007\""), "",
+       "^" + f + ":2:7: name: contains a control character \\(U\\+0007 at byte 4\\)"},
+      {"an empty file", "", "", "^" + f + ":1:1: empty scenario"},
+      {"an unknown option with a line break", kGood, quote("--fro\nbnicate"),
+       "^fulcrum run: unrecognised option '--fro\\\\nbnicate'"},
   };
   for (const Case& c : cases) {
     INFO(c.what);
@@ -180,6 +204,33 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
     CHECK(o.out.empty());
     CHECK_FALSE(fs::exists(out / "summary.json"));
     CHECK((!fs::exists(out) || fs::is_empty(out)));
+  }
+}
+
+TEST_CASE("a scenario that is not a regular file or is over 1 MiB exits 2 before it is read",
+          "[cli]") {
+  Sandbox box;
+  std::string big = kGood;
+  big += '#';
+  big.append((1 << 20) - big.size(), 'x');  // with the line break, one byte over the limit
+  big += '\n';
+  const std::string over = box.write("big.yaml", big);
+  const struct {
+    std::string path;
+    std::string expect;
+  } cases[] = {
+      {"/dev/zero",
+       "/dev/zero: is not a regular file (a device, FIFO or socket is not read as "
+       "YAML)\n"},
+      {over, over + ": is " + std::to_string(big.size()) +
+                 " bytes, larger than the 1048576 bytes a YAML file may have\n"},
+  };
+  for (const auto& c : cases) {
+    const Outcome o =
+        box.fulcrum("run " + quote(c.path) + " --out " + quote((box.dir / "out").string()));
+    CHECK(o.status == 2);
+    CHECK(o.err == c.expect);
+    CHECK_FALSE(fs::exists(box.dir / "out"));
   }
 }
 
