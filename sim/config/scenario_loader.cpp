@@ -1,8 +1,10 @@
 #include "sim/config/scenario_loader.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -65,11 +67,7 @@ class ScenarioReader {
     s.source_path = root.file();
     s.name = default_name(root.file());
     if (auto n = root.optional("name")) s.name = read_scenario_name(*n);
-    if (auto n = root.optional("seed")) {
-      const long long seed = n->as_int();
-      if (seed < 0) n->fail("must be an integer >= 0, got " + std::to_string(seed));
-      s.seed = static_cast<std::uint64_t>(seed);
-    }
+    if (auto n = root.optional("seed")) s.seed = read_seed(*n);
     if (auto n = root.optional("duration_s")) {
       s.duration_s = read_time_span_s(*n);
       if (s.duration_s > kMaxDurationS) n->fail("must be <= " + format_number(kMaxDurationS));
@@ -122,6 +120,14 @@ class ScenarioReader {
       n.fail("'" + s +
              "' is not a valid name (letters, digits, '-', '_', '.'; not starting with '.')");
     return s;
+  }
+
+  // The same rule as --seed's.
+  static std::uint64_t read_seed(const YamlNode& n) {
+    const std::string& text = n.plain_scalar("an integer");
+    const std::optional<std::uint64_t> seed = seed_from_text(text);
+    if (!seed) n.fail(bad_seed_problem(text));
+    return *seed;
   }
 
   static int read_int_in(const YamlNode& n, long long lo, long long hi) {
@@ -503,6 +509,26 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> seed_from_text(std::string_view text) {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (first != last && *first == '+') ++first;
+  // from_chars alone would accept neither a sign nor anything but digits, but check digits first
+  // so that "+-1" is not read as a negative number wrapped around.
+  if (first == last || !std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || ptr != last) return std::nullopt;
+  return v;
+}
+
+std::string bad_seed_problem(std::string_view text) {
+  return "must be an integer in 0.." + std::to_string(std::numeric_limits<std::uint64_t>::max()) +
+         ", got '" + printable(text) + "'";
+}
 
 void ScenarioSources::record(const std::string& key_path, SourceLocation where) {
   by_path_[key_path] = std::move(where);

@@ -188,6 +188,11 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
        replace(kGood, "name: cli-good", "name: \"cli\\u0007\""), "",
        "^" + f + ":2:7: name: contains a control character \\(U\\+0007 at byte 4\\)"},
       {"an empty file", "", "", "^" + f + ":1:1: empty scenario"},
+      {"a seed past 64 bits", kGood, "--seed 18446744073709551616",
+       "^--seed: must be an integer in 0\\.\\.18446744073709551615, got "
+       "'18446744073709551616'\n$"},
+      {"a negative seed in the file", std::string(kGood) + "seed: -3\n", "",
+       "^" + f + ":10:7: seed: must be an integer in 0\\.\\.18446744073709551615, got '-3'\n$"},
       {"an unknown option with a line break", kGood, quote("--fro\nbnicate"),
        "^fulcrum run: unrecognised option '--fro\\\\nbnicate'"},
   };
@@ -231,6 +236,34 @@ TEST_CASE("a scenario that is not a regular file or is over 1 MiB exits 2 before
     CHECK(o.status == 2);
     CHECK(o.err == c.expect);
     CHECK_FALSE(fs::exists(box.dir / "out"));
+  }
+}
+
+TEST_CASE("seed: and --seed take the same values and say the same about bad ones", "[cli]") {
+  Sandbox box;
+  const std::string max = "18446744073709551615";
+  const Outcome flag = box.fulcrum("run " + quote(box.write("a.yaml", kGood)) + " -q --seed " +
+                                   max + " --out " + quote((box.dir / "a").string()));
+  CHECK(flag.status == 0);
+  CHECK(slurp(box.dir / "a" / "summary.json").find("\"seed\": " + max) != std::string::npos);
+  const Outcome file =
+      box.fulcrum("run " + quote(box.write("b.yaml", std::string(kGood) + "seed: " + max + "\n")) +
+                  " -q --out " + quote((box.dir / "b").string()));
+  CHECK(file.status == 0);
+  CHECK(slurp(box.dir / "b" / "summary.json") == slurp(box.dir / "a" / "summary.json"));
+  for (const std::string bad : {"-3", "1.5", "+-1", "18446744073709551616"}) {
+    INFO(bad);
+    const Outcome f = box.fulcrum("run " + quote(box.write("c.yaml", kGood)) + " --seed " +
+                                  quote(bad) + " --out " + quote((box.dir / "c").string()));
+    const Outcome y = box.fulcrum(
+        "run " + quote(box.write("d.yaml", std::string(kGood) + "seed: " + bad + "\n")) +
+        " --out " + quote((box.dir / "d").string()));
+    CHECK(f.status == 2);
+    CHECK(y.status == 2);
+    const std::string problem =
+        "must be an integer in 0..18446744073709551615, got '" + bad + "'\n";
+    CHECK(f.err == "--seed: " + problem);
+    CHECK(y.err == (box.dir / "d.yaml").string() + ":10:7: seed: " + problem);
   }
 }
 

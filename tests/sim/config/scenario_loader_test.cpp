@@ -637,3 +637,18 @@ TEST_CASE("overrides with arbitrary text either apply or throw InputError", "[ov
   CHECK(applied > 0);
   CHECK(rejected > 0);
 }
+
+TEST_CASE("seed: takes the same values as --seed, written without quotes", "[loader][bounds]") {
+  CHECK(parse(kFull, {"seed=18446744073709551615"}).scenario.seed == 18446744073709551615ULL);
+  CHECK(parse(kFull, {"seed=+12"}).scenario.seed == 12);
+  CHECK(parse(kFull, {"seed=007"}).scenario.seed == 7);
+  CHECK(seed_from_text("18446744073709551615") == 18446744073709551615ULL);
+  for (const std::string bad :
+       {"", "-1", "+-1", "1.5", "1e3", "0x10", " 7", "18446744073709551616"}) {
+    INFO(bad);
+    CHECK_FALSE(seed_from_text(bad));
+  }
+  CHECK(bad_seed_problem("x\ny") == "must be an integer in 0..18446744073709551615, got 'x\\ny'");
+  CHECK(std::string(error_of([] { parse(kFull, {"seed=\"7\""}); }).what()) ==
+        "--set: seed: expected an integer, got the string '7' (write it without quotes)");
+}
