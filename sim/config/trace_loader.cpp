@@ -10,6 +10,7 @@
 #include "models/error.hpp"
 #include "models/io/csv_reader.hpp"
 #include "sim/config/input_text.hpp"
+#include "sim/scenario/scenario_limits.hpp"
 
 namespace fulcrum::sim {
 
@@ -75,6 +76,11 @@ std::vector<double> parse_trace(std::istream& in, const std::string& display_nam
     if (!std::isfinite(*v))
       fail(f.line, f.column, key, "not a finite number: '" + excerpt(f.text) + "'");
     if (*v < 0) fail(f.line, f.column, key, "must be >= 0, got " + excerpt(f.text));
+    // Arrivals after the run's end are ignored; past the longest run they would only risk
+    // overflowing the nanosecond clock.
+    if (*v > limits::kMaxDurationS) {
+      fail(f.line, f.column, key, "must be <= 1e7 s (the longest run), got " + excerpt(f.text));
+    }
     if (!arrivals.empty() && *v < arrivals.back()) {
       std::ostringstream msg;
       msg << "arrival times must be non-decreasing: " << excerpt(f.text) << " after "
