@@ -92,12 +92,12 @@ std::optional<TextFlaw> find_text_flaw(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const Decoded d = decode(text, i);
     if (d.length == 0) {
-      at.problem = "the file " + not_utf8(static_cast<unsigned char>(text[i])) + ")";
+      at.problem = "the text " + not_utf8(static_cast<unsigned char>(text[i])) + ")";
       return at;
     }
     if (is_control(d.code_point) && d.code_point != '\t' && d.code_point != '\n' &&
         d.code_point != '\r') {
-      at.problem = "the file " + control(d.code_point) + "); YAML text must be printable";
+      at.problem = "the text " + control(d.code_point) + "); YAML text must be printable";
       return at;
     }
     if (d.code_point == '\n') {

@@ -16,8 +16,9 @@ namespace fulcrum::sim {
 // U+0080..U+009F; tabs and line breaks included). nullopt when `s` is clean.
 std::optional<std::string> text_problem(std::string_view s);
 
-// The first place where a whole text file breaks the rule of text_problem, tabs and line breaks
-// (\n, \r) allowed: its 1-based line and column (in characters) and the problem.
+// The first place where a whole text (a file, a --set value) breaks the rule of text_problem,
+// tabs and line breaks (\n, \r) allowed: its 1-based line and column (in characters) and the
+// problem.
 struct TextFlaw {
   int line = 1;
   int column = 1;

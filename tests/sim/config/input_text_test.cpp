@@ -30,13 +30,13 @@ TEST_CASE("a whole file may hold tabs and line breaks, and a flaw is placed by l
   CHECK(nul->line == 2);
   CHECK(nul->column == 5);  // characters, not bytes
   CHECK(nul->problem ==
-        "the file contains a control character (U+0000); YAML text must be "
+        "the text contains a control character (U+0000); YAML text must be "
         "printable");
   const auto bad = find_text_flaw("x\n\n  \xff");
   REQUIRE(bad);
   CHECK(bad->line == 3);
   CHECK(bad->column == 3);
-  CHECK(bad->problem == "the file is not valid UTF-8 (byte 0xff)");
+  CHECK(bad->problem == "the text is not valid UTF-8 (byte 0xff)");
 }
 
 TEST_CASE("echoed text is escaped onto one line and cut at a character boundary", "[text]") {

@@ -206,13 +206,13 @@ TEST_CASE("text that is not printable UTF-8 is refused with a one-line located e
   const std::string head = "version: 1\ntraining: {workload: resnet18, dataset: cifar10}\n";
   const std::vector<Case> cases = {
       // Invalid UTF-8 in a name used to reach summary.json as invalid JSON.
-      {head + "name: ab\xff\n", 3, 9, "", "the file is not valid UTF-8 (byte 0xff)"},
+      {head + "name: ab\xff\n", 3, 9, "", "the text is not valid UTF-8 (byte 0xff)"},
       {head + "name: caf\xc3\xa9\n", 0, 0, "", ""},  // valid UTF-8: accepted by the reader,
       // A NUL byte used to end up inside the message, splitting it over two lines.
       {head + std::string("name: a\0b\n", 10), 3, 8, "",
-       "the file contains a control character (U+0000); YAML text must be printable"},
+       "the text contains a control character (U+0000); YAML text must be printable"},
       {head + "# comment \x01\n", 3, 11, "",
-       "the file contains a control character (U+0001); YAML text must be printable"},
+       "the text contains a control character (U+0001); YAML text must be printable"},
       // Escapes in double quotes produce control characters only the scalar check sees.
       {head + "name: \"a\\nb\"\n", 3, 7, "name",
        "contains a control character (U+000A at byte 2); names, paths and other text must be "
@@ -319,4 +319,11 @@ TEST_CASE("yaml-cpp's own messages are made printable", "[yaml][strict]") {
   // An unknown escape echoes the one byte after the backslash: here half of an 'é'.
   const InputError e = scenario_error("version: 1\nname: \"a\\\xc3\xa9\"\n");
   CHECK(std::string(e.what()) == "s.yaml:2:11: malformed YAML: unknown escape character: \\xc3");
+}
+
+TEST_CASE("a control character in a --set value is refused without calling it a file",
+          "[yaml][strict]") {
+  CHECK(std::string(scenario_error(kScenario, {"name=a\x01"}).what()) ==
+        "--set: name: the text contains a control character (U+0001); YAML text must be "
+        "printable");
 }
