@@ -25,7 +25,7 @@ bool is_key_char(char c) {
 std::vector<Step> parse_path(const std::string& path) {
   std::vector<Step> steps;
   std::size_t i = 0;
-  auto bad = [&](const std::string& why) { fail(path, "malformed key path: " + why); };
+  auto bad = [&](const std::string& why) { fail(printable(path), "malformed key path: " + why); };
   if (path.empty()) fail("", "malformed override: the key path before '=' is empty");
   while (i < path.size()) {
     const std::size_t start = i;

@@ -88,9 +88,10 @@ class StrictnessCheck : public YAML::EventHandler {
                 const std::string& value) override {
     if (in_key_position()) {
       Frame& map = frames_.back();
+      // The key goes into key paths: check its text before anything names it.
+      if (auto why = text_problem(value)) fail(mark, map.path, "key " + quoted(value) + " " + *why);
       const std::string path = child_path(map.path, value);
       check_tag(mark, path, tag);
-      if (auto why = text_problem(value)) fail(mark, map.path, "key " + quoted(value) + " " + *why);
       const auto [it, inserted] = map.keys.emplace(value, mark);
       if (!inserted) {
         fail(mark, path,

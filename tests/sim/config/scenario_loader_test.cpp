@@ -467,6 +467,15 @@ TEST_CASE("a bad --set path or value is an error naming --set and the key", "[lo
   }
 }
 
+// Found by fuzz_overrides: a malformed path was echoed as the key path, stray bytes included.
+TEST_CASE("a malformed --set path with bytes that are not text is reported on one line",
+          "[loader][overrides]") {
+  const InputError e = error_of([] { parse(kFull, {"device.po\x84wer].65536_size=8"}); });
+  INFO(e.what());
+  CHECK(std::string(e.what()) ==
+        "--set: device.po\\x84wer].65536_size: malformed key path: unexpected '\\x84'");
+}
+
 TEST_CASE("override paths are parsed into a canonical key path", "[overrides]") {
   CHECK(parse_override("inference[0].arrivals.rate_per_s=5").key_path ==
         "inference[0].arrivals.rate_per_s");

@@ -321,6 +321,15 @@ TEST_CASE("yaml-cpp's own messages are made printable", "[yaml][strict]") {
   CHECK(std::string(e.what()) == "s.yaml:2:11: malformed YAML: unknown escape character: \\xc3");
 }
 
+// Found by fuzz_scenario: the key path was built from a key before its text was checked.
+TEST_CASE("a tagged key with a control character is reported on one line", "[yaml][strict]") {
+  const InputError e = scenario_error("!p; \"\\x01\": 1\n");
+  INFO(e.what());
+  CHECK(is_one_printable_line(e.what()));
+  CHECK(e.key_path().empty());
+  CHECK_THAT(e.problem(), Catch::StartsWith("key '\\x01' contains a control character (U+0001"));
+}
+
 TEST_CASE("a control character in a --set value is refused without calling it a file",
           "[yaml][strict]") {
   CHECK(std::string(scenario_error(kScenario, {"name=a\x01"}).what()) ==
