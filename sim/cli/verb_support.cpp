@@ -1,6 +1,5 @@
 #include "sim/cli/verb_support.hpp"
 
-#include <charconv>
 #include <filesystem>
 #include <iomanip>
 #include <optional>
@@ -8,6 +7,8 @@
 
 #include "models/error.hpp"
 #include "sim/config/device_catalog_loader.hpp"
+#include "sim/config/input_text.hpp"
+#include "sim/config/scenario_loader.hpp"
 
 namespace fulcrum::sim {
 
@@ -21,8 +22,9 @@ po::variables_map parse_verb(const std::string& verb, const std::vector<std::str
     po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
+    // Boost echoes the arguments: keep the message on one line.
     throw InputError(std::nullopt, "fulcrum " + verb,
-                     std::string(e.what()) + " (see fulcrum " + verb + " --help)");
+                     printable(e.what(), 4096) + " (see fulcrum " + verb + " --help)");
   }
   return vm;
 }
@@ -35,12 +37,9 @@ std::string verb_usage(const std::string& synopsis, const std::string& what,
 }
 
 std::uint64_t parse_seed(const std::string& text) {
-  std::uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
-    throw InputError(std::nullopt, "--seed", "expected an integer >= 0, got '" + text + "'");
-  }
-  return v;
+  const std::optional<std::uint64_t> seed = seed_from_text(text);
+  if (!seed) throw InputError(std::nullopt, "--seed", bad_seed_problem(text));
+  return *seed;
 }
 
 std::string fixed(double v, int digits) {

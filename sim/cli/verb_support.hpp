@@ -24,7 +24,7 @@ boost::program_options::variables_map parse_verb(
 std::string verb_usage(const std::string& synopsis, const std::string& what,
                        const boost::program_options::options_description& options);
 
-// The value of --seed: a decimal integer >= 0 that fits 64 bits, else InputError.
+// The value of --seed, by the rule of the scenario's `seed:` (seed_from_text), else InputError.
 std::uint64_t parse_seed(const std::string& text);
 
 // `v` with exactly `digits` digits after the decimal point.

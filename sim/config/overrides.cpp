@@ -4,6 +4,9 @@
 #include <charconv>
 #include <variant>
 
+#include "sim/config/input_text.hpp"
+#include "sim/config/yaml_support.hpp"
+
 namespace fulcrum::sim {
 
 namespace {
@@ -22,7 +25,7 @@ bool is_key_char(char c) {
 std::vector<Step> parse_path(const std::string& path) {
   std::vector<Step> steps;
   std::size_t i = 0;
-  auto bad = [&](const std::string& why) { fail(path, "malformed key path: " + why); };
+  auto bad = [&](const std::string& why) { fail(printable(path), "malformed key path: " + why); };
   if (path.empty()) fail("", "malformed override: the key path before '=' is empty");
   while (i < path.size()) {
     const std::size_t start = i;
@@ -43,7 +46,7 @@ std::vector<Step> parse_path(const std::string& path) {
       i = close + 1;
     }
     if (i < path.size()) {
-      if (path[i] != '.') bad("unexpected '" + std::string(1, path[i]) + "'");
+      if (path[i] != '.') bad("unexpected '" + printable(std::string(1, path[i])) + "'");
       ++i;
       if (i == path.size()) bad("ends with '.'");
     }
@@ -63,7 +66,7 @@ std::string append(const std::string& parent, const Step& step) {
 Override parse_override(const std::string& text) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos) {
-    fail("", "malformed override '" + text + "': expected key.path=value");
+    fail("", "malformed override '" + printable(text) + "': expected key.path=value");
   }
   Override o;
   o.value = text.substr(eq + 1);
@@ -78,11 +81,17 @@ std::vector<std::string> apply_overrides(YAML::Node& root,
   std::vector<std::string> touched;
   for (const std::string& text : overrides) {
     const Override o = parse_override(text);
+    // Read as strictly as a file (one document, no duplicate keys, no tags, printable text);
+    // its errors point at --set and at the key path inside the value.
     YAML::Node value;
     try {
-      value = YAML::Load(o.value);
-    } catch (const YAML::Exception& e) {
-      fail(o.key_path, "malformed value '" + o.value + "': " + e.msg);
+      value = load_strict_yaml(o.value, override_location().file, o.key_path);
+    } catch (const InputError& e) {
+      const std::string problem =
+          e.problem().rfind("malformed YAML: ", 0) == 0
+              ? "malformed value '" + printable(o.value) + "': " + e.problem().substr(16)
+              : e.problem();
+      fail(e.key_path(), problem);
     }
     const std::vector<Step> steps = parse_path(o.key_path);
     YAML::Node cur;

@@ -1,43 +1,92 @@
 #include "sim/config/scenario_loader.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
-#include <sstream>
 
 #include "models/device/power_mode_resolver.hpp"
 #include "models/workload/dataset_catalog.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "sim/config/data_dirs.hpp"
+#include "sim/config/input_text.hpp"
 #include "sim/config/overrides.hpp"
 #include "sim/config/trace_loader.hpp"
 #include "sim/config/yaml_support.hpp"
+#include "sim/scenario/scenario_limits.hpp"
 
 namespace fulcrum::sim {
 
 namespace {
 
 constexpr int kSupportedVersion = 1;
-// Upper bounds that keep a run finite in time and memory; far beyond any real Jetson scenario.
-constexpr double kMaxDurationS = 1e7;
-constexpr double kMaxRatePerS = 1e6;
-constexpr int kMaxBatchSize = 1 << 16;
-// Simulated time is whole nanoseconds: a shorter span would round to zero (an empty run, or a
-// sampling period that never advances).
-constexpr double kMinTimeSpanS = 1e-9;
 
+// A bound as it reads in a message: 1e-9, 1e7, 1024, 0.001.
 std::string format_number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, ec == std::errc() ? end : buf);
+  // to_chars writes exponents as e-09 and e+07.
+  if (const auto e = s.find('e'); e != std::string::npos) {
+    std::string mantissa = s.substr(0, e);
+    std::string exponent = s.substr(e + 1);
+    const bool negative = !exponent.empty() && exponent[0] == '-';
+    if (!exponent.empty() && (exponent[0] == '-' || exponent[0] == '+')) exponent.erase(0, 1);
+    while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
+    s = mantissa + "e" + (negative ? "-" : "") + exponent;
+  }
+  return s;
 }
 
-// A positive time span in seconds that survives the conversion to whole nanoseconds.
-double read_time_span_s(const YamlNode& n) {
-  const double v = n.as_positive_double();
-  if (v < kMinTimeSpanS) {
-    n.fail("must be >= 1e-9 (time is counted in whole nanoseconds), got " + format_number(v));
+// The documented range of a number: inclusive ends, the unit that follows them, and why each end
+// is there (said when a value is past it).
+struct Range {
+  double min;
+  double max;
+  const char* unit;  // " s", " ms", "" ...
+  const char* why_min;
+  const char* why_max;
+};
+
+constexpr const char* kWholeNs = "time is counted in whole nanoseconds";
+constexpr const char* kLongestRun = "the longest run";
+
+constexpr Range kSpanS{limits::kMinSpanS, limits::kMaxDurationS, " s", kWholeNs, kLongestRun};
+constexpr Range kSpanMs{limits::kMinSpanMs, limits::kMaxSpanMs, " ms", kWholeNs, kLongestRun};
+constexpr Range kTimesliceUs{limits::kMinTimesliceUs, limits::kMaxTimesliceUs, " us",
+                             "a slice of at least 1 ns", "a slice of at most 1 s"};
+constexpr Range kContextSwitchUs{0, limits::kMaxContextSwitchUs, " us", "",
+                                 "a switch of at most 1 s"};
+constexpr Range kRatePerS{limits::kMinRatePerS, limits::kMaxRatePerS, " requests/s",
+                          "at least one request per 1e6 s", "at most one request per microsecond"};
+constexpr Range kSegmentStartS{0, limits::kMaxDurationS, " s", "", kLongestRun};
+
+double read_in(const YamlNode& n, const Range& r) {
+  const double v = n.as_double();
+  const auto why = [](const char* text) {
+    return text[0] != '\0' ? std::string(" (") + text + ")" : std::string();
+  };
+  if (v < r.min) {
+    n.fail("must be >= " + format_number(r.min) + r.unit + why(r.why_min) + ", got " +
+           n.raw().Scalar());
+  }
+  if (v > r.max) {
+    n.fail("must be <= " + format_number(r.max) + r.unit + why(r.why_max) + ", got " +
+           n.raw().Scalar());
+  }
+  return v;
+}
+
+// A period of which a run of `duration_s` holds at most kMaxPeriodsPerRun.
+double read_period_s(const YamlNode& n, double duration_s, const char* what) {
+  const double v = read_in(n, kSpanS);
+  const double min = duration_s / limits::kMaxPeriodsPerRun;
+  if (v < min) {
+    n.fail("must be >= " + format_number(min) + " s for a " + format_number(duration_s) +
+           " s run (at most " + format_number(limits::kMaxPeriodsPerRun) + " " + what +
+           " in a run), got " + n.raw().Scalar());
   }
   return v;
 }
@@ -64,15 +113,8 @@ class ScenarioReader {
     s.source_path = root.file();
     s.name = default_name(root.file());
     if (auto n = root.optional("name")) s.name = read_scenario_name(*n);
-    if (auto n = root.optional("seed")) {
-      const long long seed = n->as_int();
-      if (seed < 0) n->fail("must be an integer >= 0, got " + std::to_string(seed));
-      s.seed = static_cast<std::uint64_t>(seed);
-    }
-    if (auto n = root.optional("duration_s")) {
-      s.duration_s = read_time_span_s(*n);
-      if (s.duration_s > kMaxDurationS) n->fail("must be <= " + format_number(kMaxDurationS));
-    }
+    if (auto n = root.optional("seed")) s.seed = read_seed(*n);
+    if (auto n = root.optional("duration_s")) s.duration_s = read_in(*n, kSpanS);
     if (auto n = root.optional("device")) s.device = read_device(*n, out.sources);
     if (auto n = root.optional("gpu_sharing")) s.gpu_sharing = read_gpu_sharing(*n);
     if (auto n = root.optional("training"); n && !n->is_null()) {
@@ -84,9 +126,9 @@ class ScenarioReader {
     if (!s.training && s.inference.empty()) {
       root.fail("nothing to run: give a 'training' job, an 'inference' stream, or both");
     }
-    if (auto n = root.optional("budgets")) s.budgets = read_budgets(*n);
+    if (auto n = root.optional("budgets")) s.budgets = read_budgets(*n, s.duration_s);
     if (auto n = root.optional("search")) s.search = read_search(*n);
-    if (auto n = root.optional("outputs")) s.outputs = read_outputs(*n);
+    if (auto n = root.optional("outputs")) s.outputs = read_outputs(*n, s.duration_s);
     return out;
   }
 
@@ -107,20 +149,34 @@ class ScenarioReader {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
   }
 
-  static std::string read_nonempty(const YamlNode& n) {
+  // A name (of a stream, a workload, a device...), or a path when `max_bytes` says so; the text
+  // itself is printable UTF-8 (checked when the YAML was read).
+  static std::string read_nonempty(const YamlNode& n, int max_bytes = limits::kMaxNameBytes) {
     std::string s = n.as_string();
     if (s.empty()) n.fail("must not be empty");
+    if (s.size() > static_cast<std::size_t>(max_bytes)) {
+      n.fail("must be at most " + std::to_string(max_bytes) + " bytes long, got " +
+             std::to_string(s.size()));
+    }
     return s;
   }
 
   // The scenario name is also the default output folder, so it is kept to a safe file name.
   static std::string read_scenario_name(const YamlNode& n) {
     std::string s = read_nonempty(n);
-    const bool ok = std::all_of(s.begin(), s.end(), is_name_char) && s[0] != '.' && s.size() <= 128;
+    const bool ok = std::all_of(s.begin(), s.end(), is_name_char) && s[0] != '.';
     if (!ok)
       n.fail("'" + s +
              "' is not a valid name (letters, digits, '-', '_', '.'; not starting with '.')");
     return s;
+  }
+
+  // The same rule as --seed's.
+  static std::uint64_t read_seed(const YamlNode& n) {
+    const std::string& text = n.plain_scalar("an integer");
+    const std::optional<std::uint64_t> seed = seed_from_text(text);
+    if (!seed) n.fail(bad_seed_problem(text));
+    return *seed;
   }
 
   static int read_int_in(const YamlNode& n, long long lo, long long hi) {
@@ -132,12 +188,15 @@ class ScenarioReader {
     return static_cast<int>(v);
   }
 
-  static int read_batch_size(const YamlNode& n) { return read_int_in(n, 1, kMaxBatchSize); }
+  static int read_batch_size(const YamlNode& n) { return read_int_in(n, 1, limits::kMaxBatchSize); }
 
-  static double read_rate(const YamlNode& n) {
-    const double r = n.as_positive_double();
-    if (r > kMaxRatePerS) n.fail("must be <= " + format_number(kMaxRatePerS) + " requests/s");
-    return r;
+  // A list of at most `max` elements.
+  static std::size_t read_list_size(const YamlNode& n, int max, const char* what) {
+    const std::size_t size = n.size();
+    if (size > static_cast<std::size_t>(max)) {
+      n.fail("at most " + std::to_string(max) + " " + what + ", got " + std::to_string(size));
+    }
+    return size;
   }
 
   DeviceChoice read_device(const YamlNode& n, ScenarioSources& sources) const {
@@ -166,7 +225,7 @@ class ScenarioReader {
           c->fail("must be >= 1, got " + c->raw().Scalar() +
                   " (omit the key for all of the device's cores)");
         }
-        r.cores = read_int_in(*c, 1, 1024);
+        r.cores = read_int_in(*c, 1, limits::kMaxCores);
         sources.record("device.cores", where(*c));
       }
       auto mhz = [&](const char* key, std::optional<double>& field) {
@@ -207,8 +266,9 @@ class ScenarioReader {
     if (table.is_scalar()) {
       add(table);
     } else {
-      if (table.size() == 0) table.fail("needs at least one profile CSV");
-      for (std::size_t i = 0; i < table.size(); ++i) add(table.at(i));
+      const std::size_t count = read_list_size(table, limits::kMaxProfileTables, "profile CSVs");
+      if (count == 0) table.fail("needs at least one profile CSV");
+      for (std::size_t i = 0; i < count; ++i) add(table.at(i));
     }
     sources.record("device.perf_model", where(n));
     return t;
@@ -217,18 +277,20 @@ class ScenarioReader {
   // A path given in the scenario: relative to the scenario's folder, or to the reference folder
   // when it starts with ${FULCRUM_REFERENCE_DIR}; it must name a file.
   std::string resolve_data_path(const YamlNode& path, const std::string& what) const {
-    const std::string rel = expand_reference_dir(read_nonempty(path));
+    const std::string rel = expand_reference_dir(read_nonempty(path, limits::kMaxPathBytes));
     std::filesystem::path p(rel);
     if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
     const std::string resolved = p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::exists(p, ec)) {
-      throw InputError(where(path), path.path(),
-                       "cannot open " + what + " '" + resolved + "': no such file");
+      throw InputError(
+          where(path), path.path(),
+          "cannot open " + what + " '" + printable(resolved, 4096) + "': no such file");
     }
     if (!std::filesystem::is_regular_file(p, ec)) {
-      throw InputError(where(path), path.path(),
-                       "cannot open " + what + " '" + resolved + "': not a regular file");
+      throw InputError(
+          where(path), path.path(),
+          "cannot open " + what + " '" + printable(resolved, 4096) + "': not a regular file");
     }
     return resolved;
   }
@@ -246,8 +308,22 @@ class ScenarioReader {
         f->fail("applies only to policy: native");
       }
     }
-    if (auto f = n.optional("timeslice_us")) g.timeslice_us = f->as_positive_double();
-    if (auto f = n.optional("context_switch_us")) g.context_switch_us = f->as_nonnegative_double();
+    const std::optional<YamlNode> slice = n.optional("timeslice_us");
+    const std::optional<YamlNode> change = n.optional("context_switch_us");
+    if (slice) g.timeslice_us = read_in(*slice, kTimesliceUs);
+    if (change) g.context_switch_us = read_in(*change, kContextSwitchUs);
+    // Contexts get at least 1/1001 of the GPU: a completion stretched further could overflow.
+    if (g.context_switch_us > limits::kMaxSwitchPerSlice * g.timeslice_us) {
+      const std::string rule =
+          "context_switch_us must be <= " + format_number(limits::kMaxSwitchPerSlice) +
+          " x timeslice_us (the GPU runs work at least 1/1001 of the time)";
+      if (change) {
+        change->fail(rule + ", got " + change->raw().Scalar() + " with timeslice_us " +
+                     format_number(g.timeslice_us));
+      }
+      slice->fail(rule + ", got " + slice->raw().Scalar() + " with the default context_switch_us " +
+                  format_number(g.context_switch_us));
+    }
     return g;
   }
 
@@ -270,7 +346,7 @@ class ScenarioReader {
     t.dataset = read_nonempty(d);
     sources.record(d.path(), where(d));
     if (auto b = n.optional("batch_size")) t.batch_size = read_batch_size(*b);
-    if (auto e = n.optional("epochs")) t.epochs = read_int_in(*e, 1, 1'000'000);
+    if (auto e = n.optional("epochs")) t.epochs = read_int_in(*e, 1, limits::kMaxEpochs);
     if (auto f = n.optional("data_pipeline")) {
       const std::string kind = f->as_string();
       if (kind != to_string(DataPipelineKind::none)) {
@@ -280,9 +356,10 @@ class ScenarioReader {
     }
     if (auto dl = n.optional("dataloader")) {
       dl->allow_keys({"workers", "prefetch_factor", "storage"});
-      if (auto f = dl->optional("workers")) t.dataloader.workers = read_int_in(*f, 0, 256);
+      if (auto f = dl->optional("workers"))
+        t.dataloader.workers = read_int_in(*f, 0, limits::kMaxWorkers);
       if (auto f = dl->optional("prefetch_factor"))
-        t.dataloader.prefetch_factor = read_int_in(*f, 1, 1024);
+        t.dataloader.prefetch_factor = read_int_in(*f, 1, limits::kMaxPrefetchFactor);
       if (auto f = dl->optional("storage")) {
         t.dataloader.storage = read_nonempty(*f);
         sources.record(f->path(), where(*f));
@@ -295,7 +372,8 @@ class ScenarioReader {
                                                   ScenarioSources& sources) const {
     std::vector<InferenceStreamSpec> out;
     std::set<std::string> names;
-    for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::size_t count = read_list_size(list, limits::kMaxStreams, "inference streams");
+    for (std::size_t i = 0; i < count; ++i) {
       const YamlNode n = list.at(i);
       n.allow_keys({"name", "workload", "batch_size", "max_wait_ms", "arrivals"});
       InferenceStreamSpec s;
@@ -308,7 +386,7 @@ class ScenarioReader {
         (n.has("name") ? n.required("name") : n).fail("duplicate stream name '" + s.name + "'");
       }
       if (auto f = n.optional("batch_size")) s.batch_size = read_batch_size(*f);
-      if (auto f = n.optional("max_wait_ms")) s.max_wait_ms = f->as_positive_double();
+      if (auto f = n.optional("max_wait_ms")) s.max_wait_ms = read_in(*f, kSpanMs);
       s.arrivals = read_arrivals(n.required("arrivals"));
       out.push_back(std::move(s));
     }
@@ -321,7 +399,7 @@ class ScenarioReader {
     const std::string kind = process.as_string();
     if (kind == "fixed" || kind == "poisson") {
       n.allow_keys({"process", "rate_per_s"});
-      const double rate = read_rate(n.required("rate_per_s"));
+      const double rate = read_in(n.required("rate_per_s"), kRatePerS);
       if (kind == "fixed") return FixedArrivals{rate};
       return PoissonArrivals{rate};
     }
@@ -330,23 +408,23 @@ class ScenarioReader {
       PiecewiseArrivals p;
       if (auto f = n.optional("poisson")) p.poisson = f->as_bool();
       const YamlNode segs = n.required("segments");
-      if (segs.size() == 0) segs.fail("needs at least one segment");
+      const std::size_t count = read_list_size(segs, limits::kMaxSegments, "segments");
+      if (count == 0) segs.fail("needs at least one segment");
       bool any_rate = false;
-      for (std::size_t i = 0; i < segs.size(); ++i) {
+      for (std::size_t i = 0; i < count; ++i) {
         const YamlNode seg = segs.at(i);
         seg.allow_keys({"start_s", "rate_per_s"});
         RateSegment r;
         const YamlNode start = seg.required("start_s");
-        r.start_s = start.as_nonnegative_double();
+        r.start_s = read_in(start, kSegmentStartS);
         if (i == 0 && r.start_s != 0) start.fail("the first segment must start at 0");
         if (i > 0 && !(r.start_s > p.segments.back().start_s)) {
           start.fail("segment starts must be ascending, got " + format_number(r.start_s) +
                      " after " + format_number(p.segments.back().start_s));
         }
+        // 0 is a silent segment; any other rate is a stream's.
         const YamlNode rate = seg.required("rate_per_s");
-        r.rate_per_s = rate.as_nonnegative_double();
-        if (r.rate_per_s > kMaxRatePerS)
-          rate.fail("must be <= " + format_number(kMaxRatePerS) + " requests/s");
+        r.rate_per_s = rate.as_double() == 0 ? 0.0 : read_in(rate, kRatePerS);
         any_rate = any_rate || r.rate_per_s > 0;
         p.segments.push_back(r);
       }
@@ -365,10 +443,10 @@ class ScenarioReader {
                  "' (known: fixed, poisson, piecewise, trace)");
   }
 
-  static Budgets read_budgets(const YamlNode& n) {
+  static Budgets read_budgets(const YamlNode& n, double duration_s) {
     n.allow_keys({"latency_ms", "latency_percentile", "power_w", "power_kind", "power_window_s"});
     Budgets b;
-    if (auto f = n.optional("latency_ms")) b.latency_ms = f->as_positive_double();
+    if (auto f = n.optional("latency_ms")) b.latency_ms = read_in(*f, kSpanMs);
     if (auto f = n.optional("latency_percentile")) {
       const double p = f->as_double();
       if (p != 50 && p != 95 && p != 99 && p != 100) {
@@ -387,7 +465,9 @@ class ScenarioReader {
         f->fail("unknown power_kind '" + k + "' (known: average, max_window)");
       }
     }
-    if (auto f = n.optional("power_window_s")) b.power_window_s = read_time_span_s(*f);
+    if (auto f = n.optional("power_window_s")) {
+      b.power_window_s = read_period_s(*f, duration_s, "windows");
+    }
     return b;
   }
 
@@ -405,22 +485,24 @@ class ScenarioReader {
     }
     if (auto f = n.optional("batch_sizes")) {
       s.batch_sizes.clear();
-      if (f->size() == 0) f->fail("needs at least one batch size");
-      for (std::size_t i = 0; i < f->size(); ++i)
-        s.batch_sizes.push_back(read_batch_size(f->at(i)));
+      const std::size_t count = read_list_size(*f, limits::kMaxSearchBatchSizes, "batch sizes");
+      if (count == 0) f->fail("needs at least one batch size");
+      for (std::size_t i = 0; i < count; ++i) s.batch_sizes.push_back(read_batch_size(f->at(i)));
     }
     if (auto f = n.optional("modes")) s.modes = read_nonempty(*f);
     return s;
   }
 
-  static OutputsSpec read_outputs(const YamlNode& n) {
+  static OutputsSpec read_outputs(const YamlNode& n, double duration_s) {
     n.allow_keys({"requests", "minibatches", "power", "trace", "power_sample_s"});
     OutputsSpec o;
     if (auto f = n.optional("requests")) o.requests = f->as_bool();
     if (auto f = n.optional("minibatches")) o.minibatches = f->as_bool();
     if (auto f = n.optional("power")) o.power = f->as_bool();
     if (auto f = n.optional("trace")) o.trace = f->as_bool();
-    if (auto f = n.optional("power_sample_s")) o.power_sample_s = read_time_span_s(*f);
+    if (auto f = n.optional("power_sample_s")) {
+      o.power_sample_s = read_period_s(*f, duration_s, "samples");
+    }
     return o;
   }
 
@@ -501,6 +583,26 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
 
 }  // namespace
 
+std::optional<std::uint64_t> seed_from_text(std::string_view text) {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (first != last && *first == '+') ++first;
+  // from_chars alone would accept neither a sign nor anything but digits, but check digits first
+  // so that "+-1" is not read as a negative number wrapped around.
+  if (first == last || !std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || ptr != last) return std::nullopt;
+  return v;
+}
+
+std::string bad_seed_problem(std::string_view text) {
+  return "must be an integer in 0.." + std::to_string(std::numeric_limits<std::uint64_t>::max()) +
+         ", got '" + printable(text) + "'";
+}
+
 void ScenarioSources::record(const std::string& key_path, SourceLocation where) {
   by_path_[key_path] = std::move(where);
 }
@@ -522,7 +624,8 @@ LoadedScenario load_scenario_with_sources(const std::string& path,
                                           const std::vector<std::string>& overrides) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(SourceLocation{path, 0, 0}, "", "is a directory, expected a scenario file");
+    throw InputError(SourceLocation{printable(path, 4096), 0, 0}, "",
+                     "is a directory, expected a scenario file");
   }
   YamlDoc doc = YamlDoc::load(path);
   std::string base = std::filesystem::path(path).parent_path().string();

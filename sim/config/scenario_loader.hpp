@@ -7,9 +7,11 @@
 //   RunResult result = run(r.setup(), backend);
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/device/device_catalog.hpp"
@@ -37,6 +39,13 @@ struct LoadedScenario {
   Scenario scenario;
   ScenarioSources sources;
 };
+
+// A seed as text, the one rule for `seed:` and `--seed`: a decimal integer in
+// 0..18446744073709551615 (the RNG's 64 bits), an optional leading '+'. nullopt otherwise.
+std::optional<std::uint64_t> seed_from_text(std::string_view text);
+// What both say about text that is not a seed: "must be an integer in 0..18446744073709551615,
+// got 'x'" (the text made printable).
+std::string bad_seed_problem(std::string_view text);
 
 // Reads, checks and applies defaults. `overrides` are "key.path=value" strings (--set), applied
 // to the document before it is read. Trace files are read relative to the scenario's folder.

@@ -9,6 +9,8 @@
 
 #include "models/error.hpp"
 #include "models/io/csv_reader.hpp"
+#include "sim/config/input_text.hpp"
+#include "sim/scenario/scenario_limits.hpp"
 
 namespace fulcrum::sim {
 
@@ -74,6 +76,11 @@ std::vector<double> parse_trace(std::istream& in, const std::string& display_nam
     if (!std::isfinite(*v))
       fail(f.line, f.column, key, "not a finite number: '" + excerpt(f.text) + "'");
     if (*v < 0) fail(f.line, f.column, key, "must be >= 0, got " + excerpt(f.text));
+    // Arrivals after the run's end are ignored; past the longest run they would only risk
+    // overflowing the nanosecond clock.
+    if (*v > limits::kMaxDurationS) {
+      fail(f.line, f.column, key, "must be <= 1e7 s (the longest run), got " + excerpt(f.text));
+    }
     if (!arrivals.empty() && *v < arrivals.back()) {
       std::ostringstream msg;
       msg << "arrival times must be non-decreasing: " << excerpt(f.text) << " after "
@@ -90,18 +97,20 @@ std::vector<double> parse_trace(std::istream& in, const std::string& display_nam
 
 std::vector<double> parse_arrival_trace(std::string_view text, const std::string& display_name) {
   std::istringstream in{std::string(text)};
-  return parse_trace(in, display_name);
+  return parse_trace(in, printable(display_name, 4096));
 }
 
 std::vector<double> load_arrival_trace(const std::string& path) {
   // Only regular files: a device such as /dev/zero would be read until memory runs out.
   std::error_code ec;
+  // Errors echo the path: keep them on one line whatever the folder's name.
+  const std::string shown = printable(path, 4096);
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(SourceLocation{path, 0, 0}, "", "trace is not a regular file");
+    throw InputError(SourceLocation{shown, 0, 0}, "", "trace is not a regular file");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open trace file");
-  return parse_trace(in, path);
+  if (!in) throw InputError(SourceLocation{shown, 0, 0}, "", "cannot open trace file");
+  return parse_trace(in, shown);
 }
 
 }  // namespace fulcrum::sim

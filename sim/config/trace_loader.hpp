@@ -1,6 +1,6 @@
 // Arrival traces for `arrivals: {process: trace, path: ...}`: a CSV whose header names an
 // `arrival_s` column (other columns are allowed and ignored), one request per row, arrival times
-// in seconds that are finite, >= 0 and non-decreasing, at least one row.
+// in seconds that are finite, in 0..1e7 (the longest run) and non-decreasing, at least one row.
 //
 //   std::vector<double> t = load_arrival_trace("scenarios/traces/bursty.csv");
 //

@@ -5,10 +5,15 @@
 //   YamlNode root = doc.root();
 //   root.allow_keys({"version", "name", ...});          // unknown keys are errors
 //   double d = root.required("duration_s").as_double();  // "…: duration_s: expected a number"
+//
+// The text is read strictly (load_strict_yaml): one document, no key twice in a map, no tags,
+// every scalar printable UTF-8, no alias to a node that contains it; numbers and booleans are
+// plain scalars ("600" in quotes is a string).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -52,8 +57,11 @@ class YamlNode {
   std::size_t size() const;
   YamlNode at(std::size_t index) const;
 
-  // Scalars, converted strictly: "12abc" is not a number, NaN and infinities are rejected.
+  // Scalars, converted strictly: "12abc" is not a number, NaN and infinities are rejected, and
+  // a number or a boolean is a plain scalar (a quoted "600" is a string, not a number).
   std::string as_string() const;
+  // The text of a plain (unquoted, untagged) scalar; fails with "expected <what>, got ...".
+  const std::string& plain_scalar(const char* what) const;
   double as_double() const;
   long long as_int() const;
   bool as_bool() const;
@@ -69,10 +77,24 @@ class YamlNode {
   std::string path_;
 };
 
+// The largest YAML file read (a scenario, a device or calibration file): those are kilobytes,
+// and the limit keeps a wrong path (a log, a dataset, /dev/zero) from being read into memory.
+inline constexpr std::uintmax_t kMaxYamlFileBytes = std::uintmax_t{1} << 20;  // 1 MiB
+
+// Parses `text` as exactly one YAML document and checks what yaml-cpp lets through: a second
+// document, a key given twice in one map (yaml-cpp keeps both and lookups see the first), an
+// explicit tag (!!str, !custom), a key that is not a scalar, a scalar that is not printable UTF-8
+// (text_problem), an alias to a node that contains it. Errors are InputError at
+// display_name:line:col with the key path below `base_path`; an empty text gives a null node.
+YAML::Node load_strict_yaml(const std::string& text, const std::string& display_name,
+                            const std::string& base_path = "");
+
 // A parsed YAML file. Parse errors become InputError with the parser's line and column.
 class YamlDoc {
  public:
-  static YamlDoc load(const std::string& path);
+  // Refuses what is not a regular file (a folder, a device, a FIFO) and files larger than
+  // `max_bytes`, before reading them.
+  static YamlDoc load(const std::string& path, std::uintmax_t max_bytes = kMaxYamlFileBytes);
   static YamlDoc parse(const std::string& text, const std::string& display_name);
   YamlNode root() const;
   // The underlying document, for in-place overrides (--set) before reading.

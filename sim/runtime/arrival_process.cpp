@@ -4,14 +4,18 @@
 #include <limits>
 
 #include "models/error.hpp"
+#include "sim/scenario/scenario_limits.hpp"
 
 namespace fulcrum::sim {
 
 namespace {
 
-void require_positive_rate(double rate, const std::string& stream_name) {
-  if (!(rate > 0) || !std::isfinite(rate)) {
-    throw InputError("inference stream '" + stream_name + "': arrival rate must be > 0, got " +
+// The loader's range (scenario_limits.hpp), checked again for setups built in code: a slower
+// rate's gaps overflow int64 nanoseconds.
+void require_rate(double rate, const std::string& stream_name) {
+  if (!(rate >= limits::kMinRatePerS && rate <= limits::kMaxRatePerS)) {
+    throw InputError("inference stream '" + stream_name +
+                     "': arrival rate must be in 1e-6..1e6 requests/s, got " +
                      std::to_string(rate));
   }
 }
@@ -25,13 +29,13 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const models::RngStreams
       end_s_(to_seconds(end)),
       rng_(streams.stream("arrivals/" + stream_name)) {
   if (const auto* fixed = std::get_if<FixedArrivals>(&spec)) {
-    require_positive_rate(fixed->rate_per_s, stream_name);
+    require_rate(fixed->rate_per_s, stream_name);
     kind_ = Kind::fixed;
     rate_per_s_ = fixed->rate_per_s;
     nominal_rate_per_s_ = rate_per_s_;
     period_ns_ = 1e9 / rate_per_s_;
   } else if (const auto* poisson = std::get_if<PoissonArrivals>(&spec)) {
-    require_positive_rate(poisson->rate_per_s, stream_name);
+    require_rate(poisson->rate_per_s, stream_name);
     kind_ = Kind::poisson;
     rate_per_s_ = poisson->rate_per_s;
     nominal_rate_per_s_ = rate_per_s_;
@@ -43,14 +47,11 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const models::RngStreams
     }
     for (std::size_t i = 0; i < segments_.size(); ++i) {
       const RateSegment& s = segments_[i];
-      if (!(s.rate_per_s >= 0) || !std::isfinite(s.rate_per_s)) {
-        throw InputError("inference stream '" + stream_name + "': segment " + std::to_string(i) +
-                         " has a negative or non-finite rate");
-      }
-      if (!std::isfinite(s.start_s) ||
+      if (s.rate_per_s != 0) require_rate(s.rate_per_s, stream_name);
+      if (!(s.start_s <= limits::kMaxDurationS) ||
           (i == 0 ? s.start_s != 0 : s.start_s <= segments_[i - 1].start_s)) {
         throw InputError("inference stream '" + stream_name +
-                         "': segments must start at 0 and ascend strictly");
+                         "': segments must start at 0 and ascend strictly up to 1e7 s");
       }
       nominal_rate_per_s_ = std::max(nominal_rate_per_s_, s.rate_per_s);
     }
@@ -60,9 +61,9 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const models::RngStreams
     std::size_t within = 0;
     for (std::size_t i = 0; i < trace.arrival_s.size(); ++i) {
       const double t = trace.arrival_s[i];
-      if (!std::isfinite(t) || t < 0 || (i > 0 && t < trace.arrival_s[i - 1])) {
+      if (!(t >= 0 && t <= limits::kMaxDurationS) || (i > 0 && t < trace.arrival_s[i - 1])) {
         throw InputError("inference stream '" + stream_name +
-                         "': trace arrival times must be finite, >= 0 and ascending");
+                         "': trace arrival times must be in 0..1e7 s and ascending");
       }
       if (from_seconds(t) < end) ++within;
     }

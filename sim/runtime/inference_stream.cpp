@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "models/error.hpp"
+#include "sim/scenario/scenario_limits.hpp"
 
 namespace fulcrum::sim {
 
@@ -31,8 +32,9 @@ InferenceStream::InferenceStream(int index, const InferenceStreamSpec& spec,
   const std::string key = "inference[" + std::to_string(index) + "]";
   if (spec.batch_size < 1) throw InputError(std::nullopt, key + ".batch_size", "must be >= 1");
   if (spec.max_wait_ms) {
-    if (!(*spec.max_wait_ms >= 0) || !std::isfinite(*spec.max_wait_ms)) {
-      throw InputError(std::nullopt, key + ".max_wait_ms", "must be >= 0");
+    // Beyond the longest run, an arrival plus the wait could overflow int64 nanoseconds.
+    if (!(*spec.max_wait_ms >= 0 && *spec.max_wait_ms <= limits::kMaxSpanMs)) {
+      throw InputError(std::nullopt, key + ".max_wait_ms", "must be in 0..1e10 ms");
     }
     max_wait_ = from_milliseconds(*spec.max_wait_ms);
   }

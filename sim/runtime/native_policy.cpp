@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "models/error.hpp"
+#include "sim/scenario/scenario_limits.hpp"
 
 namespace fulcrum::sim {
 
@@ -19,11 +20,17 @@ NativePolicy::NativePolicy(GpuHost& host, double timeslice_us, double context_sw
       slots_(static_cast<std::size_t>(host.context_count())),
       share_(static_cast<std::size_t>(host.context_count()), 0.0),
       active_w_(host.rail_count(), 0.0) {
-  if (!(timeslice_us > 0) || !std::isfinite(timeslice_us)) {
-    throw InputError("gpu_sharing.timeslice_us must be > 0");
+  // The loader's ranges (scenario_limits.hpp), checked again for setups built in code: a share
+  // of the GPU near 0 would stretch a completion past the end of int64 time.
+  if (!(timeslice_us >= limits::kMinTimesliceUs && timeslice_us <= limits::kMaxTimesliceUs)) {
+    throw InputError(std::nullopt, "gpu_sharing.timeslice_us", "must be in 0.001..1e6 us");
   }
-  if (!(context_switch_us >= 0) || !std::isfinite(context_switch_us)) {
-    throw InputError("gpu_sharing.context_switch_us must be >= 0");
+  if (!(context_switch_us >= 0 && context_switch_us <= limits::kMaxContextSwitchUs)) {
+    throw InputError(std::nullopt, "gpu_sharing.context_switch_us", "must be in 0..1e6 us");
+  }
+  if (context_switch_us > limits::kMaxSwitchPerSlice * timeslice_us) {
+    throw InputError(std::nullopt, "gpu_sharing.context_switch_us",
+                     "must be <= 1000 x timeslice_us");
   }
   slice_fraction_ = timeslice_us / (timeslice_us + context_switch_us);
 }

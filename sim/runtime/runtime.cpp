@@ -9,6 +9,7 @@
 #include "models/error.hpp"
 #include "sim/runtime/latency_stats.hpp"
 #include "sim/runtime/stability.hpp"
+#include "sim/scenario/scenario_limits.hpp"
 
 namespace fulcrum::sim {
 
@@ -18,18 +19,26 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
       backend_(backend),
       observer_(observer),
       meter_(setup.device != nullptr ? setup.device->rails.size() : 0,
-             setup.scenario != nullptr && setup.scenario->budgets.power_window_s > 0
+             setup.scenario != nullptr &&
+                     setup.scenario->budgets.power_window_s >= limits::kMinSpanS &&
+                     setup.scenario->budgets.power_window_s <= limits::kMaxDurationS
                  ? from_seconds(setup.scenario->budgets.power_window_s)
                  : kSecond) {
   if (setup.scenario == nullptr || setup.device == nullptr || setup.perf_model == nullptr) {
     throw Error("run(): the setup needs a scenario, a device and a performance model");
   }
   const Scenario& sc = *setup.scenario;
-  if (!(sc.duration_s > 0) || !std::isfinite(sc.duration_s)) {
-    throw InputError(std::nullopt, "duration_s", "must be > 0");
+  // The loader's ranges (scenario_limits.hpp), checked again for setups built in code: past
+  // them the end or a window's end overflows int64 nanoseconds, or the meter counts windows
+  // for ever.
+  if (!(sc.duration_s >= limits::kMinSpanS && sc.duration_s <= limits::kMaxDurationS)) {
+    throw InputError(std::nullopt, "duration_s", "must be in 1e-9..1e7 s");
   }
-  if (!(sc.budgets.power_window_s > 0) || !std::isfinite(sc.budgets.power_window_s)) {
-    throw InputError(std::nullopt, "budgets.power_window_s", "must be > 0");
+  if (!(sc.budgets.power_window_s >= limits::kMinSpanS &&
+        sc.budgets.power_window_s <= limits::kMaxDurationS &&
+        sc.budgets.power_window_s >= sc.duration_s / limits::kMaxPeriodsPerRun)) {
+    throw InputError(std::nullopt, "budgets.power_window_s",
+                     "must be in 1e-9..1e7 s and at least duration_s / 1e8");
   }
   const double pct = sc.budgets.latency_percentile;
   if (pct != 50 && pct != 95 && pct != 99 && pct != 100) {

@@ -1,5 +1,6 @@
 // libFuzzer target: a fixed valid scenario with fuzzed --set strings (one per input line, at
-// most four), parsed and resolved like `fulcrum run --set ...`.
+// most four), parsed and resolved like `fulcrum run --set ...`. Promises: an error is one
+// printable line; an accepted scenario keeps every documented range (scenario_promises.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -10,6 +11,7 @@
 #include "sim/config/overrides.hpp"
 #include "sim/config/scenario_loader.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
+#include "tests/fuzz/scenario_promises.hpp"
 
 namespace {
 
@@ -59,15 +61,17 @@ std::vector<std::string> split_lines(const std::string& text, std::size_t max_li
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace fulcrum;
   const std::vector<std::string> sets = split_lines(fuzz::to_text(data, size), 4);
+  const auto one_line = fuzz::ErrorLines::one_printable;
   for (const std::string& s : sets) {
-    fuzz::accepts([&] { (void)sim::parse_override(s); });
+    fuzz::accepts([&] { (void)sim::parse_override(s); }, one_line);
   }
   const std::string base_dir = std::string(FULCRUM_SOURCE_DIR) + "/scenarios";
   sim::LoadedScenario loaded;
-  if (!fuzz::accepts(
-          [&] { loaded = sim::parse_scenario(kScenario, "fuzz.yaml", sets, base_dir); })) {
+  if (!fuzz::accepts([&] { loaded = sim::parse_scenario(kScenario, "fuzz.yaml", sets, base_dir); },
+                     one_line)) {
     return 0;
   }
-  fuzz::accepts([&] { (void)sim::resolve(loaded, catalog()); });
+  fuzz::check_scenario_promises(loaded.scenario);
+  fuzz::accepts([&] { (void)sim::resolve(loaded, catalog()); }, one_line);
   return 0;
 }

@@ -117,9 +117,9 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
       {"wrong type", replace(kGood, "duration_s: 20", "duration_s: [20]"), "",
        "^" + f + ":3:13: duration_s: "},
       {"negative rate", replace(kGood, "rate_per_s: 100", "rate_per_s: -100"), "",
-       "^" + f + ":9:\\d+: inference\\[0\\]\\.arrivals\\.rate_per_s: must be > 0"},
+       "^" + f + ":9:\\d+: inference\\[0\\]\\.arrivals\\.rate_per_s: must be >= 1e-6"},
       {"zero rate", replace(kGood, "rate_per_s: 100", "rate_per_s: 0"), "",
-       "^" + f + ":9:\\d+: inference\\[0\\]\\.arrivals\\.rate_per_s: must be > 0"},
+       "^" + f + ":9:\\d+: inference\\[0\\]\\.arrivals\\.rate_per_s: must be >= 1e-6"},
       {"NaN", replace(kGood, "rate_per_s: 100", "rate_per_s: .nan"), "",
        "^" + f + ":9:\\d+: inference\\[0\\]\\.arrivals\\.rate_per_s: "},
       {"unknown device", replace(kGood, "model: orin-agx-64gb", "model: jetson-tx9"), "",
@@ -166,6 +166,52 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
        "", "^" + f + ":5:\\d+: training\\.workload: workload 'mobilenetv3-large' has no profile"},
       {"an unknown data pipeline", kGood, "--set training.data_pipeline=magic",
        "^--set: training\\.data_pipeline: unknown data_pipeline 'magic'"},
+      // Strict YAML.
+      {"a key given twice (the first value used to win)", std::string(kGood) + "duration_s: 600\n",
+       "",
+       "^" + f +
+           ":10:1: duration_s: duplicate key 'duration_s' \\(first at line 3, column 1\\); "
+           "give each key once\n$"},
+      {"a second YAML document", std::string(kGood) + "---\nduration_s: 600\n", "",
+       "^" + f + ":10:1: a second YAML document starts here"},
+      {"a quoted number", replace(kGood, "duration_s: 20", "duration_s: \"20\""), "",
+       "^" + f +
+           ":3:13: duration_s: expected a number, got the string '20' \\(write it without "
+           "quotes\\)\n$"},
+      {"a tagged number", replace(kGood, "duration_s: 20", "duration_s: !!str 20"), "",
+       "^" + f + ":3:13: duration_s: YAML tags are not supported, got '!!str'\n$"},
+      {"a NUL byte", replace(kGood, "name: cli-good", std::string("name: cli\0good", 14)), "",
+       "^" + f + ":2:10: the text contains a control character \\(U\\+0000\\)"},
+      {"a name that is not UTF-8", replace(kGood, "name: cli-good", "name: cli\xff"), "",
+       "^" + f + ":2:10: the text is not valid UTF-8 \\(byte 0xff\\)\n$"},
+      {"an escaped control character in a name",
+       replace(kGood, "name: cli-good", "name: \"cli\\u0007\""), "",
+       "^" + f + ":2:7: name: contains a control character \\(U\\+0007 at byte 4\\)"},
+      {"an empty file", "", "", "^" + f + ":1:1: empty scenario"},
+      // Values that overflowed int64 nanoseconds or spun for ever.
+      {"a native context switch of 2e14 us",
+       replace(kGood, "power_mode: MAXN}",
+               "power_mode: MAXN}\ngpu_sharing: {policy: native, context_switch_us: 2e14}"),
+       "",
+       "^" + f +
+           ":5:50: gpu_sharing\\.context_switch_us: must be <= 1e6 us \\(a switch of at "
+           "most 1 s\\), got 2e14\n$"},
+      {"a native time slice of 1e-300 us", kGood,
+       "--set 'gpu_sharing={policy: native, timeslice_us: 1e-300}'",
+       "^--set: gpu_sharing\\.timeslice_us: must be >= 0\\.001 us"},
+      {"a power window of 9.3e9 s", kGood, "--set budgets.power_window_s=9.3e9",
+       "^--set: budgets\\.power_window_s: must be <= 1e7 s \\(the longest run\\), got 9\\.3e9\n$"},
+      {"a max_wait_ms of 9.3e12", kGood, "--set inference[0].max_wait_ms=9.3e12",
+       "^--set: inference\\[0\\]\\.max_wait_ms: must be <= 1e10 ms \\(the longest run\\)"},
+      {"a power sampling period of 1e10 s", kGood, "--set outputs.power_sample_s=1e10",
+       "^--set: outputs\\.power_sample_s: must be <= 1e7 s \\(the longest run\\), got 1e10\n$"},
+      {"a seed past 64 bits", kGood, "--seed 18446744073709551616",
+       "^--seed: must be an integer in 0\\.\\.18446744073709551615, got "
+       "'18446744073709551616'\n$"},
+      {"a negative seed in the file", std::string(kGood) + "seed: -3\n", "",
+       "^" + f + ":10:7: seed: must be an integer in 0\\.\\.18446744073709551615, got '-3'\n$"},
+      {"an unknown option with a line break", kGood, quote("--fro\nbnicate"),
+       "^fulcrum run: unrecognised option '--fro\\\\nbnicate'"},
   };
   for (const Case& c : cases) {
     INFO(c.what);
@@ -181,6 +227,140 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
     CHECK_FALSE(fs::exists(out / "summary.json"));
     CHECK((!fs::exists(out) || fs::is_empty(out)));
   }
+}
+
+TEST_CASE("a scenario that is not a regular file or is over 1 MiB exits 2 before it is read",
+          "[cli]") {
+  Sandbox box;
+  std::string big = kGood;
+  big += '#';
+  big.append((1 << 20) - big.size(), 'x');  // with the line break, one byte over the limit
+  big += '\n';
+  const std::string over = box.write("big.yaml", big);
+  const struct {
+    std::string path;
+    std::string expect;
+  } cases[] = {
+      {"/dev/zero",
+       "/dev/zero: is not a regular file (a device, FIFO or socket is not read as "
+       "YAML)\n"},
+      {over, over + ": is " + std::to_string(big.size()) +
+                 " bytes, larger than the 1048576 bytes a YAML file may have\n"},
+  };
+  for (const auto& c : cases) {
+    const Outcome o =
+        box.fulcrum("run " + quote(c.path) + " --out " + quote((box.dir / "out").string()));
+    CHECK(o.status == 2);
+    CHECK(o.err == c.expect);
+    CHECK_FALSE(fs::exists(box.dir / "out"));
+  }
+}
+
+TEST_CASE("seed: and --seed take the same values and say the same about bad ones", "[cli]") {
+  Sandbox box;
+  const std::string max = "18446744073709551615";
+  const Outcome flag = box.fulcrum("run " + quote(box.write("a.yaml", kGood)) + " -q --seed " +
+                                   max + " --out " + quote((box.dir / "a").string()));
+  CHECK(flag.status == 0);
+  CHECK(slurp(box.dir / "a" / "summary.json").find("\"seed\": " + max) != std::string::npos);
+  const Outcome file =
+      box.fulcrum("run " + quote(box.write("b.yaml", std::string(kGood) + "seed: " + max + "\n")) +
+                  " -q --out " + quote((box.dir / "b").string()));
+  CHECK(file.status == 0);
+  CHECK(slurp(box.dir / "b" / "summary.json") == slurp(box.dir / "a" / "summary.json"));
+  for (const std::string bad : {"-3", "1.5", "+-1", "18446744073709551616"}) {
+    INFO(bad);
+    const Outcome f = box.fulcrum("run " + quote(box.write("c.yaml", kGood)) + " --seed " +
+                                  quote(bad) + " --out " + quote((box.dir / "c").string()));
+    const Outcome y = box.fulcrum(
+        "run " + quote(box.write("d.yaml", std::string(kGood) + "seed: " + bad + "\n")) +
+        " --out " + quote((box.dir / "d").string()));
+    CHECK(f.status == 2);
+    CHECK(y.status == 2);
+    const std::string problem =
+        "must be an integer in 0..18446744073709551615, got '" + bad + "'\n";
+    CHECK(f.err == "--seed: " + problem);
+    CHECK(y.err == (box.dir / "d.yaml").string() + ":10:7: seed: " + problem);
+  }
+}
+
+TEST_CASE("the longest run with every time at its edge runs, and just past an edge is refused",
+          "[cli]") {
+  Sandbox box;
+  // 1e7 s, a request every 1e6 s, a partial batch sent after 1e10 ms, one power window and one
+  // sample for the whole run, and a trace stream whose last request comes 1 ns before the end.
+  box.write("late.csv", "arrival_s\n0\n9999999.999999999\n");
+  const std::string edges = R"(version: 1
+name: edges
+duration_s: 1e7
+inference:
+  - workload: resnet50
+    batch_size: 16
+    max_wait_ms: 1e10
+    arrivals: {process: fixed, rate_per_s: 1e-6}
+  - workload: resnet18
+    batch_size: 2
+    max_wait_ms: 1e10
+    arrivals: {process: trace, path: late.csv}
+budgets: {latency_ms: 1e10, power_w: 30, power_kind: max_window, power_window_s: 1e7}
+outputs: {power_sample_s: 1e7}
+)";
+  const fs::path out = box.dir / "edges";
+  const Outcome o = box.fulcrum("run " + quote(box.write("edges.yaml", edges)) + " -q --out " +
+                                quote(out.string()));
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  const std::string summary = slurp(out / "summary.json");
+  // The first stream's ten requests wait for the timer, which fires at the end: none completes.
+  CHECK(std::regex_search(summary, std::regex("\"arrived\": 10,[^}]*\"queued\": 10")));
+  CHECK(summary.find("\"arrived\": 2,") != std::string::npos);
+  // One window spans the run: its average is the run's average.
+  const std::smatch avg = [&] {
+    std::smatch m;
+    std::regex_search(summary, m, std::regex("\"avg_w\": ([0-9.]+)"));
+    return m;
+  }();
+  REQUIRE(avg.size() == 2);
+  CHECK(summary.find("\"max_window_w\": " + avg[1].str()) != std::string::npos);
+
+  const std::vector<std::string> past = {
+      "duration_s=10000000.000000002",
+      "inference[0].max_wait_ms=10000000000.000002",
+      "inference[0].arrivals.rate_per_s=9.9999999999999974e-07",
+      "budgets.power_window_s=10000000.000000002",
+      "outputs.power_sample_s=10000000.000000002",
+      "budgets.latency_ms=10000000000.000002",
+  };
+  for (const std::string& set : past) {
+    INFO(set);
+    const fs::path no = box.dir / "past";
+    const Outcome p = box.fulcrum("run " + quote((box.dir / "edges.yaml").string()) + " --set " +
+                                  quote(set) + " --out " + quote(no.string()));
+    CHECK(p.status == 2);
+    CHECK(p.err.rfind("--set: " + set.substr(0, set.find('=')) + ": must be ", 0) == 0);
+    CHECK_FALSE(fs::exists(no));
+  }
+}
+
+TEST_CASE("native sharing at its narrowest share runs to completion", "[cli]") {
+  Sandbox box;
+  // A 1 ns slice and a 1000 ns switch: every context gets 1/1001 of its time.
+  const fs::path out = box.dir / "narrow";
+  const Outcome o = box.fulcrum(
+      "run " + quote(box.write("narrow.yaml", kGood)) +
+      " -q --set 'gpu_sharing={policy: native, timeslice_us: 0.001, context_switch_us: 1}'" +
+      " --set duration_s=2 --out " + quote(out.string()));
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  CHECK(fs::exists(out / "summary.json"));
+  const Outcome p =
+      box.fulcrum("run " + quote((box.dir / "narrow.yaml").string()) +
+                  " --set 'gpu_sharing={policy: native, timeslice_us: 0.001, context_switch_us: "
+                  "1.0000000000000002}' --out " +
+                  quote((box.dir / "no").string()));
+  CHECK(p.status == 2);
+  CHECK_THAT(p.err, Catch::StartsWith("--set: gpu_sharing.context_switch_us: context_switch_us "
+                                      "must be <= 1000 x timeslice_us"));
 }
 
 TEST_CASE("an --out path that cannot be a folder exits 2 with one line before running", "[cli]") {

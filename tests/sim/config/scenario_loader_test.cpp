@@ -1,6 +1,8 @@
 #include "sim/config/scenario_loader.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -465,6 +467,15 @@ TEST_CASE("a bad --set path or value is an error naming --set and the key", "[lo
   }
 }
 
+// Found by fuzz_overrides: a malformed path was echoed as the key path, stray bytes included.
+TEST_CASE("a malformed --set path with bytes that are not text is reported on one line",
+          "[loader][overrides]") {
+  const InputError e = error_of([] { parse(kFull, {"device.po\x84wer].65536_size=8"}); });
+  INFO(e.what());
+  CHECK(std::string(e.what()) ==
+        "--set: device.po\\x84wer].65536_size: malformed key path: unexpected '\\x84'");
+}
+
 TEST_CASE("override paths are parsed into a canonical key path", "[overrides]") {
   CHECK(parse_override("inference[0].arrivals.rate_per_s=5").key_path ==
         "inference[0].arrivals.rate_per_s");
@@ -636,4 +647,305 @@ TEST_CASE("overrides with arbitrary text either apply or throw InputError", "[ov
   }
   CHECK(applied > 0);
   CHECK(rejected > 0);
+}
+
+namespace {
+
+// A number printed so that it reads back as the same double.
+std::string exact(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+std::string just_below(double v) { return exact(std::nextafter(v, -HUGE_VAL)); }
+std::string just_above(double v) { return exact(std::nextafter(v, HUGE_VAL)); }
+
+// One documented bound of docs/SCENARIOS.md: the values at its edges are read, the values just
+// past them are refused at the key, through --set (the same reader as the file).
+struct Bound {
+  std::string key;
+  std::vector<std::string> base;  // --set lines that make the key apply
+  std::string low, high;          // accepted
+  std::string below, above;       // refused; empty: that side has no value to test
+  std::string below_problem = "must be >= ";
+  std::string above_problem = "must be <= ";
+};
+
+std::string repeated(const std::string& item, int n, const std::string& sep = ", ") {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += (i ? sep : "") + item;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every time and count is read at the edges of its documented range and refused past them",
+          "[loader][bounds]") {
+  const std::string native0 = "gpu_sharing={policy: native, context_switch_us: 0}";
+  const std::string int_range = "must be an integer in ";
+  const std::string piecewise =
+      "inference[0].arrivals={process: piecewise, segments: [{start_s: 0, rate_per_s: 1}, "
+      "{start_s: 5, rate_per_s: 1}]}";
+  const std::vector<Bound> bounds = {
+      {"duration_s", {}, "1e-9", "1e7", just_below(1e-9), just_above(1e7)},
+      {"gpu_sharing.timeslice_us", {native0}, "0.001", "1e6", just_below(0.001), just_above(1e6)},
+      {"gpu_sharing.context_switch_us",
+       {"gpu_sharing={policy: native, timeslice_us: 1e6}"},
+       "0",
+       "1e6",
+       just_below(0),
+       just_above(1e6)},
+      // A switch at most 1000 slices long, whether the switch or the slice is given.
+      {"gpu_sharing.context_switch_us",
+       {"gpu_sharing={policy: native, timeslice_us: 1}"},
+       "0",
+       "1000",
+       "",
+       just_above(1000),
+       "",
+       "context_switch_us must be <= 1000 x timeslice_us"},
+      {"gpu_sharing.timeslice_us",
+       {"gpu_sharing={policy: native}"},  // the default switch, 25 us
+       "0.025",
+       "1e6",
+       just_below(0.025),
+       "",
+       "context_switch_us must be <= 1000 x timeslice_us"},
+      {"inference[0].max_wait_ms", {}, "1e-6", "1e10", just_below(1e-6), just_above(1e10)},
+      {"inference[0].arrivals.rate_per_s", {}, "1e-6", "1e6", just_below(1e-6), just_above(1e6)},
+      {"inference[0].arrivals.rate_per_s",
+       {"inference[0].arrivals.process=poisson"},
+       "1e-6",
+       "1e6",
+       just_below(1e-6),
+       just_above(1e6)},
+      {"inference[0].arrivals.segments[1].rate_per_s",
+       {piecewise},
+       "1e-6",
+       "1e6",
+       just_below(1e-6),
+       just_above(1e6)},
+      {"inference[0].arrivals.segments[1].start_s",
+       {piecewise},
+       "1e-9",
+       "1e7",
+       "",
+       just_above(1e7)},
+      {"inference[0].arrivals.segments[0].start_s", {piecewise}, "0", "0", just_below(0), ""},
+      {"budgets.latency_ms", {}, "1e-6", "1e10", just_below(1e-6), just_above(1e10)},
+      {"budgets.power_window_s",
+       {"duration_s=0.01"},
+       "1e-9",
+       "1e7",
+       just_below(1e-9),
+       just_above(1e7)},
+      {"outputs.power_sample_s",
+       {"duration_s=0.01"},
+       "1e-9",
+       "1e7",
+       just_below(1e-9),
+       just_above(1e7)},
+      // At most 1e8 windows or samples in a run: 6e-6 s for the 600 s of kFull.
+      {"budgets.power_window_s",
+       {},
+       "6e-6",
+       "1e7",
+       just_below(6e-6),
+       "",
+       "must be >= 6e-6 s for a 600 s run (at most 1e8 windows in a run)"},
+      {"outputs.power_sample_s",
+       {},
+       "6e-6",
+       "1e7",
+       just_below(6e-6),
+       "",
+       "must be >= 6e-6 s for a 600 s run (at most 1e8 samples in a run)"},
+      {"version", {}, "1", "1", "0", "2", "unsupported version", "unsupported version"},
+      {"seed",
+       {},
+       "0",
+       "18446744073709551615",
+       "-1",
+       "18446744073709551616",
+       int_range + "0..18446744073709551615",
+       int_range + "0..18446744073709551615"},
+      {"training.batch_size", {}, "1", "65536", "0", "65537", int_range, int_range},
+      {"training.epochs", {}, "1", "1000000", "0", "1000001", int_range, int_range},
+      {"training.dataloader.workers", {}, "0", "256", "-1", "257", int_range, int_range},
+      {"training.dataloader.prefetch_factor", {}, "1", "1024", "0", "1025", int_range, int_range},
+      {"inference[0].batch_size", {}, "1", "65536", "0", "65537", int_range, int_range},
+      {"search.batch_sizes[0]", {}, "1", "65536", "0", "65537", int_range, int_range},
+      {"device.cores",
+       {"device={model: orin-agx-64gb}"},
+       "1",
+       "1024",
+       "0",
+       "1025",
+       "must be >= 1",
+       int_range},
+      // Lists.
+      {"inference",
+       {},
+       "[" + repeated("{workload: resnet50, arrivals: {process: fixed, rate_per_s: 1}}", 1) + "]",
+       "[" + repeated("{workload: resnet50, arrivals: {process: fixed, rate_per_s: 1}}", 64) + "]",
+       "",
+       "[" + repeated("{workload: resnet50, arrivals: {process: fixed, rate_per_s: 1}}", 65) + "]",
+       "",
+       "at most 64 inference streams, got 65"},
+      {"inference[0].arrivals.segments",
+       {piecewise},
+       "[{start_s: 0, rate_per_s: 1}]",
+       "[{start_s: 0, rate_per_s: 1}, " +
+           [] {
+             std::string s;
+             for (int i = 1; i < 10000; ++i)
+               s += (i > 1 ? ", " : "") + std::string("{start_s: ") + std::to_string(i) +
+                    ", rate_per_s: 1}";
+             return s;
+           }() +
+           "]",
+       "",
+       "[{start_s: 0, rate_per_s: 1}, " +
+           [] {
+             std::string s;
+             for (int i = 1; i < 10001; ++i)
+               s += (i > 1 ? ", " : "") + std::string("{start_s: ") + std::to_string(i) +
+                    ", rate_per_s: 1}";
+             return s;
+           }() +
+           "]",
+       "",
+       "at most 10000 segments, got 10001"},
+      {"search.batch_sizes",
+       {},
+       "[1]",
+       "[" + repeated("8", 64) + "]",
+       "",
+       "[" + repeated("8", 65) + "]",
+       "",
+       "at most 64 batch sizes, got 65"},
+      // Names, in bytes.
+      {"name",
+       {},
+       "n",
+       std::string(128, 'n'),
+       "",
+       std::string(129, 'n'),
+       "",
+       "must be at most 128 bytes long, got 129"},
+      {"inference[0].name",
+       {},
+       "n",
+       std::string(128, 'n'),
+       "",
+       std::string(129, 'n'),
+       "",
+       "must be at most 128 bytes long, got 129"},
+      {"training.workload",
+       {},
+       "resnet18",
+       std::string(128, 'w'),
+       "",
+       std::string(129, 'w'),
+       "",
+       "must be at most 128 bytes long, got 129"},
+  };
+  for (const Bound& b : bounds) {
+    for (const std::string& ok : {b.low, b.high}) {
+      std::vector<std::string> sets = b.base;
+      sets.push_back(b.key + "=" + ok);
+      INFO(b.key << " = " << ok.substr(0, 80));
+      CHECK_NOTHROW(parse(kFull, sets));
+    }
+    const std::pair<std::string, std::string> past[] = {{b.below, b.below_problem},
+                                                        {b.above, b.above_problem}};
+    for (const auto& [value, problem] : past) {
+      if (value.empty()) continue;
+      std::vector<std::string> sets = b.base;
+      sets.push_back(b.key + "=" + value);
+      INFO(b.key << " = " << value.substr(0, 80));
+      const InputError e = error_of([&] { parse(kFull, sets); });
+      INFO(e.what());
+      CHECK(e.key_path() == b.key);
+      CHECK_THAT(e.problem(), Catch::StartsWith(problem));
+      REQUIRE(e.where());
+      CHECK(e.where()->file == "--set");
+    }
+  }
+}
+
+TEST_CASE("a bound is reported at the value's place in the file with the value as written",
+          "[loader][bounds]") {
+  struct Case {
+    std::string from, to, key;
+    int line, column;
+    std::string problem;
+  };
+  const std::vector<Case> cases = {
+      {"duration_s: 600", "duration_s: 2e7", "duration_s", 4, 13,
+       "must be <= 1e7 s (the longest run), got 2e7"},
+      {"gpu_sharing: managed", "gpu_sharing: {policy: native, context_switch_us: 2e14}",
+       "gpu_sharing.context_switch_us", 6, 50,
+       "must be <= 1e6 us (a switch of at most 1 s), got 2e14"},
+      {"gpu_sharing: managed", "gpu_sharing: {policy: native, timeslice_us: 1e-300}",
+       "gpu_sharing.timeslice_us", 6, 45,
+       "must be >= 0.001 us (a slice of at least 1 ns), got 1e-300"},
+      {"    batch_size: 16\n", "    batch_size: 16\n    max_wait_ms: 9.3e12\n",
+       "inference[0].max_wait_ms", 15, 18, "must be <= 1e10 ms (the longest run), got 9.3e12"},
+      {"power_w: 30}", "power_w: 30, power_window_s: 9.3e9}", "budgets.power_window_s", 16, 81,
+       "must be <= 1e7 s (the longest run), got 9.3e9"},
+      {"trace: true}", "trace: true, power_sample_s: 1e10}", "outputs.power_sample_s", 18, 88,
+       "must be <= 1e7 s (the longest run), got 1e10"},
+      {"rate_per_s: 100", "rate_per_s: 0", "inference[0].arrivals.rate_per_s", 15, 44,
+       "must be >= 1e-6 requests/s (at least one request per 1e6 s), got 0"},
+  };
+  for (const Case& c : cases) {
+    const InputError e = error_of([&] { parse(replace(kFull, c.from, c.to)); });
+    INFO(e.what());
+    CHECK(e.key_path() == c.key);
+    CHECK(e.problem() == c.problem);
+    REQUIRE(e.where());
+    CHECK(e.where()->line == c.line);
+    CHECK(e.where()->column == c.column);
+  }
+}
+
+TEST_CASE("seed: takes the same values as --seed, written without quotes", "[loader][bounds]") {
+  CHECK(parse(kFull, {"seed=18446744073709551615"}).scenario.seed == 18446744073709551615ULL);
+  CHECK(parse(kFull, {"seed=+12"}).scenario.seed == 12);
+  CHECK(parse(kFull, {"seed=007"}).scenario.seed == 7);
+  CHECK(seed_from_text("18446744073709551615") == 18446744073709551615ULL);
+  for (const std::string bad :
+       {"", "-1", "+-1", "1.5", "1e3", "0x10", " 7", "18446744073709551616"}) {
+    INFO(bad);
+    CHECK_FALSE(seed_from_text(bad));
+  }
+  CHECK(bad_seed_problem("x\ny") == "must be an integer in 0..18446744073709551615, got 'x\\ny'");
+  CHECK(std::string(error_of([] { parse(kFull, {"seed=\"7\""}); }).what()) ==
+        "--set: seed: expected an integer, got the string '7' (write it without quotes)");
+}
+
+TEST_CASE("profile tables are at most 64 and paths at most 4096 bytes", "[loader][bounds]") {
+  TempDir dir;
+  dir.write("p.csv", "#\n");
+  const auto with_tables = [&](int n) {
+    return "device.perf_model={table: [" + repeated("p.csv", n) + "]}";
+  };
+  CHECK(
+      std::get<TablePerfModel>(parse_scenario(kFull, "s.yaml", {with_tables(64)}, dir.path.string())
+                                   .scenario.device.perf_model)
+          .paths.size() == 64);
+  const InputError many =
+      error_of([&] { parse_scenario(kFull, "s.yaml", {with_tables(65)}, dir.path.string()); });
+  CHECK(many.key_path() == "device.perf_model.table");
+  CHECK(many.problem() == "at most 64 profile CSVs, got 65");
+
+  // 4096 bytes is read as a path (that does not exist); one more is refused for its length.
+  const std::string trace = "inference[0].arrivals={process: trace, path: ";
+  const InputError at_limit =
+      error_of([&] { parse(kFull, {trace + std::string(4096, 'p') + "}"}); });
+  CHECK_THAT(at_limit.problem(), Catch::StartsWith("cannot open trace file"));
+  const InputError past = error_of([&] { parse(kFull, {trace + std::string(4097, 'p') + "}"}); });
+  CHECK(past.key_path() == "inference[0].arrivals.path");
+  CHECK(past.problem() == "must be at most 4096 bytes long, got 4097");
 }

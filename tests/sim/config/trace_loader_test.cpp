@@ -69,6 +69,18 @@ TEST_CASE("trace errors name the file, line, column and the column name", "[trac
   CHECK(trace_error("arrival_s\n1 2\n").key_path() == "arrival_s");
 }
 
+TEST_CASE("arrival times are at most 1e7 s, the longest run", "[trace]") {
+  CHECK(parse_arrival_trace("arrival_s\n0\n1e7\n", "t.csv") == std::vector<double>{0, 1e7});
+  // Just past 1e7 s, and far past it (1e300 s is no longer a number of nanoseconds).
+  for (const std::string t : {"10000000.000000002", "1e300"}) {
+    const InputError e = trace_error("arrival_s\n0\n" + t + "\n");
+    CHECK(e.problem() == "must be <= 1e7 s (the longest run), got " + t);
+    CHECK(e.key_path() == "arrival_s");
+    REQUIRE(e.where());
+    CHECK(e.where()->line == 3);
+  }
+}
+
 TEST_CASE("a missing trace file is an input error naming it", "[trace]") {
   try {
     load_arrival_trace("/nonexistent/fulcrum/trace.csv");
