@@ -35,9 +35,16 @@ std::size_t SimulatedBackend::ItemKeyHash::operator()(const ItemKey& k) const {
 std::chrono::nanoseconds duration_of_prediction(double time_ms, const std::string& model_name,
                                                 const std::string& workload_name) {
   const double ns = std::round(time_ms * 1e6);
-  if (!(ns >= 0) || ns > static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
+  if (!(ns >= 0) || !std::isfinite(ns)) {
     throw Error("performance model " + model_name + " predicted an unusable time of " +
                 std::to_string(time_ms) + " ms for " + workload_name);
+  }
+  if (ns > kMaxItemNs) {
+    // A table row can say anything: a minibatch longer than any run is bad input, not a clock
+    // that overflows later.
+    throw InputError("performance model " + model_name + " predicts " + std::to_string(time_ms) +
+                     " ms for a minibatch of " + workload_name +
+                     ", longer than the longest run (1e7 s); check the profile's time_ms");
   }
   return std::chrono::nanoseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(ns)));
 }

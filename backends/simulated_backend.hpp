@@ -75,9 +75,13 @@ class SimulatedBackend final : public Backend {
   std::map<models::PowerMode, models::RailPower> idle_;
 };
 
+// The longest minibatch a backend reports: 1e16 ns, the longest run a scenario may ask for
+// (sim/scenario/scenario_limits.hpp), so that a run's times stay far inside int64 nanoseconds.
+inline constexpr double kMaxItemNs = 1e16;
+
 // The duration a backend reports for a predicted minibatch time: rounded to integer ns, at least
 // 1 ns (a minibatch always takes time: a zero duration would let the engine spin at one instant).
-// Error for a time that is negative, not finite or beyond the clock's range.
+// Error for a time that is negative or not finite; InputError for one beyond kMaxItemNs.
 std::chrono::nanoseconds duration_of_prediction(double time_ms, const std::string& model_name,
                                                 const std::string& workload_name);
 

@@ -90,8 +90,12 @@ void NativePolicy::replan() {
     if (slot.remaining_ns < min_remaining) min_remaining = slot.remaining_ns;
   }
   host_.set_gpu_state(share_, active_w_);
-  // Rounding up: an item never completes before its standalone work is done.
-  const Time delay = static_cast<Time>(std::ceil(std::max(min_remaining, 0.0) / r));
+  // Rounding up: an item never completes before its standalone work is done. A completion further
+  // away than any run can last is held at that horizon (it never comes; the conversion stays
+  // defined): an item of up to 1e16 ns stretched by the narrowest share could exceed int64.
+  constexpr double kHorizonNs = 0x1p62;
+  const Time delay =
+      static_cast<Time>(std::min(std::ceil(std::max(min_remaining, 0.0) / r), kHorizonNs));
   next_completion_ = host_.simulator().schedule_at(host_.now() + delay, [this] { complete(); });
 }
 
