@@ -14,7 +14,6 @@ namespace {
 
 constexpr std::size_t kMinQueueCap = 10'000;  // requests
 constexpr double kQueueCapSeconds = 30.0;     // of arrivals at the nominal rate
-constexpr std::size_t kMaxLatencyReserve = 1u << 24;
 
 }  // namespace
 
@@ -40,9 +39,10 @@ InferenceStream::InferenceStream(int index, const InferenceStreamSpec& spec,
   }
   const double rate = arrivals_.nominal_rate_per_s();
   cap_ = std::max(kMinQueueCap, static_cast<std::size_t>(std::ceil(kQueueCapSeconds * rate)));
-  const double expected =
-      std::min(rate * to_seconds(end) * 1.01 + 64.0, static_cast<double>(kMaxLatencyReserve));
-  latencies_.reserve(static_cast<std::size_t>(expected));
+  // Room for the latencies the run will likely complete (the recorder caps it at its exact limit).
+  const double expected = std::min(rate * to_seconds(end) * 1.01 + 64.0,
+                                   static_cast<double>(LatencyRecorder::kExactLimit));
+  latencies_ = LatencyRecorder(static_cast<std::size_t>(expected));
 }
 
 void InferenceStream::start_arrivals() { schedule_next_arrival(); }
@@ -114,14 +114,14 @@ void InferenceStream::finish(Time now, Time standalone) {
     // in place and drop them in one step instead of testing the observer per request.
     for (std::size_t j = 0; j < batch.size; ++j) {
       assert(now - requests_[j] >= now - start_ && "latency covers at least the execution time");
-      latencies_.push_back(now - requests_[j]);
+      latencies_.add(now - requests_[j]);
     }
     requests_.pop_front(batch.size);
   } else {
     for (std::size_t j = 0; j < batch.size; ++j) {
       const Time arrival = requests_.front();
       assert(now - arrival >= now - start_ && "latency covers at least the execution time");
-      latencies_.push_back(now - arrival);
+      latencies_.add(now - arrival);
       observer_->on_request(
           RequestRecord{index_, completed_ + j, batch.id, arrival, batch.dispatch, start_, now});
       requests_.pop_front();

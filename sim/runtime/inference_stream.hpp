@@ -1,7 +1,8 @@
 // InferenceStream: one inference stream of a run -- its arrival process, the batcher that groups
 // requests into batches of batch_size (or fewer after max_wait_ms), the dispatched batches waiting
-// for the GPU, and the latency of every completed request. Memory stays bounded: an overloaded
-// stream stops storing arrivals at a cap and counts them as dropped.
+// for the GPU, and the latencies of completed requests. Memory stays bounded: an overloaded
+// stream stops storing arrivals at a cap and counts them as dropped, and latencies beyond the
+// first LatencyRecorder::kExactLimit are counted in a fixed-size histogram.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "sim/engine/event_id.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/runtime/arrival_process.hpp"
+#include "sim/runtime/latency_recorder.hpp"
 #include "sim/runtime/ring_buffer.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/work_context.hpp"
@@ -64,8 +66,9 @@ class InferenceStream final : public WorkContext {
     if (full_batches_ == 0) return std::nullopt;
     return full_batch_time_total_ / static_cast<Time>(full_batches_);
   }
-  // Latencies of completed requests, in completion order (reordered by statistics).
-  std::vector<Time>& latencies() { return latencies_; }
+  // Mean, p50, p95, p99 and max latency of the completed requests; nullopt when none completed.
+  std::optional<LatencyStats> latency_stats() { return latencies_.stats(); }
+  const LatencyRecorder& latencies() const { return latencies_; }
 
  private:
   struct Batch {
@@ -106,7 +109,7 @@ class InferenceStream final : public WorkContext {
   std::uint64_t batches_done_ = 0;
   Time full_batch_time_total_ = 0;
   std::uint64_t full_batches_ = 0;
-  std::vector<Time> latencies_;
+  LatencyRecorder latencies_;
 };
 
 }  // namespace fulcrum::sim

@@ -7,7 +7,6 @@
 
 #include "backends/simulated_backend.hpp"
 #include "models/error.hpp"
-#include "sim/runtime/latency_stats.hpp"
 #include "sim/runtime/stability.hpp"
 #include "sim/scenario/scenario_limits.hpp"
 
@@ -296,7 +295,7 @@ RunResult Runtime::collect() {
     out.batches = s.batches_done();
     out.throughput_per_s = static_cast<double>(s.completed()) / duration_s;
     assert(out.arrived == out.completed + out.queued + out.dropped && "requests are conserved");
-    out.latency = summarize_latencies(s.latencies());
+    out.latency = s.latency_stats();
     StreamBacklog backlog;
     backlog.batch_size = s.batch_size();
     backlog.rate_per_s = s.nominal_rate_per_s();

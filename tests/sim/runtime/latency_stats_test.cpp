@@ -3,7 +3,19 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "sim/runtime/latency_recorder.hpp"
+
 using namespace fulcrum::sim;
+
+namespace {
+
+std::optional<LatencyStats> stats_of(const std::vector<Time>& values) {
+  LatencyRecorder recorder;
+  for (Time v : values) recorder.add(v);
+  return recorder.stats();
+}
+
+}  // namespace
 
 TEST_CASE("nearest rank is ceil(p/100 x n), exact products not rounded up") {
   CHECK(nearest_rank(99, 200) == 198);
@@ -13,12 +25,20 @@ TEST_CASE("nearest rank is ceil(p/100 x n), exact products not rounded up") {
   CHECK(nearest_rank(95, 10) == 10);
   CHECK(nearest_rank(100, 7) == 7);
   CHECK(nearest_rank(0.001, 7) == 1);
+  CHECK(nearest_rank(99.9, 1000) == 999);
+}
+
+TEST_CASE("nearest ranks stay exact for counts far beyond what a double holds exactly") {
+  // 99% of 10^17 + 1 is 99,000,000,000,000,000.99: the 99,000,000,000,000,001st value.
+  CHECK(nearest_rank(99, 100'000'000'000'000'001) == 99'000'000'000'000'001);
+  CHECK(nearest_rank(50, 10'000'000'000'000) == 5'000'000'000'000);
+  CHECK(nearest_rank(95, 10'000'000'000'001) == 9'500'000'000'001);
 }
 
 TEST_CASE("latency statistics of 1..100 ms are the observed values at the nearest ranks") {
   std::vector<Time> v;
   for (int i = 100; i >= 1; --i) v.push_back(i * kMillisecond);  // any order
-  const std::optional<LatencyStats> s = summarize_latencies(v);
+  const std::optional<LatencyStats> s = stats_of(v);
   REQUIRE(s);
   CHECK(s->p50_ms == 50);
   CHECK(s->p95_ms == 95);
@@ -28,8 +48,8 @@ TEST_CASE("latency statistics of 1..100 ms are the observed values at the neares
 }
 
 TEST_CASE("latency statistics of a few values pick observed values, not interpolations") {
-  std::vector<Time> v{30 * kMillisecond, 10 * kMillisecond, 20 * kMillisecond};
-  const std::optional<LatencyStats> s = summarize_latencies(v);
+  const std::optional<LatencyStats> s =
+      stats_of({30 * kMillisecond, 10 * kMillisecond, 20 * kMillisecond});
   REQUIRE(s);
   CHECK(s->p50_ms == 20);  // rank ceil(1.5) = 2
   CHECK(s->p95_ms == 30);
@@ -39,6 +59,5 @@ TEST_CASE("latency statistics of a few values pick observed values, not interpol
 }
 
 TEST_CASE("there are no latency statistics without requests, rather than zeros") {
-  std::vector<Time> v;
-  CHECK_FALSE(summarize_latencies(v).has_value());
+  CHECK_FALSE(stats_of({}).has_value());
 }
