@@ -12,8 +12,13 @@ namespace fulcrum::sim {
 
 namespace {
 
-constexpr std::size_t kMinQueueCap = 10'000;  // requests
-constexpr double kQueueCapSeconds = 30.0;     // of arrivals at the nominal rate
+// The backlog cap (docs/METRICS.md, Stability rule 1): 30 s of arrivals, at least 10,000
+// requests, at most 2^22 (4,194,304: 32 MiB of arrival times plus 64 MiB of batches of 1), and
+// always room for a full batch on the GPU while the next one fills.
+constexpr std::size_t kMinQueueCap = 10'000;                // requests
+constexpr double kQueueCapSeconds = 30.0;                   // of arrivals at the nominal rate
+constexpr std::size_t kMaxQueueCap = std::size_t{1} << 22;  // requests
+constexpr std::size_t kCapBatches = 2;                      // full batches
 
 }  // namespace
 
@@ -38,7 +43,10 @@ InferenceStream::InferenceStream(int index, const InferenceStreamSpec& spec,
     max_wait_ = from_milliseconds(*spec.max_wait_ms);
   }
   const double rate = arrivals_.nominal_rate_per_s();
-  cap_ = std::max(kMinQueueCap, static_cast<std::size_t>(std::ceil(kQueueCapSeconds * rate)));
+  const double seconds_of_arrivals =
+      std::min(std::ceil(kQueueCapSeconds * rate), static_cast<double>(kMaxQueueCap));
+  cap_ = std::max(
+      {kMinQueueCap, static_cast<std::size_t>(seconds_of_arrivals), kCapBatches * batch_size_});
   // Room for the latencies the run will likely complete (the recorder caps it at its exact limit).
   const double expected = std::min(rate * to_seconds(end) * 1.01 + 64.0,
                                    static_cast<double>(LatencyRecorder::kExactLimit));
@@ -84,7 +92,8 @@ void InferenceStream::on_timer() {
 
 void InferenceStream::dispatch() {
   assert(waiting_ > 0 && waiting_ <= batch_size_);
-  batches_.push_back(Batch{next_batch_id_++, waiting_, sim_.now()});
+  batches_.push_back(Batch{waiting_, sim_.now()});
+  ++next_batch_id_;
   waiting_ = 0;
   if (max_wait_) {
     sim_.cancel(timer_);
@@ -102,13 +111,14 @@ void InferenceStream::start(Time now, StartedItem& started) {
   started.item.workload = &workload_;
   started.item.phase = models::Phase::inference;
   started.item.batch_size = static_cast<int>(batch.size);
-  started.id = batch.id;
+  started.id = front_batch_id();
   started.fetch_stall = 0;
 }
 
 void InferenceStream::finish(Time now, Time standalone) {
   assert(running_ && !batches_.empty());
   const Batch batch = batches_.front();
+  const std::uint64_t batch_id = front_batch_id();
   if (observer_ == nullptr) {
     // The common benchmark and sweep case: only latencies to record, so read the batch's requests
     // in place and drop them in one step instead of testing the observer per request.
@@ -123,7 +133,7 @@ void InferenceStream::finish(Time now, Time standalone) {
       assert(now - arrival >= now - start_ && "latency covers at least the execution time");
       latencies_.add(now - arrival);
       observer_->on_request(
-          RequestRecord{index_, completed_ + j, batch.id, arrival, batch.dispatch, start_, now});
+          RequestRecord{index_, completed_ + j, batch_id, arrival, batch.dispatch, start_, now});
       requests_.pop_front();
     }
   }

@@ -56,6 +56,9 @@ class InferenceStream final : public WorkContext {
   std::uint64_t completed() const { return completed_; }
   std::uint64_t dropped() const { return dropped_; }
   std::uint64_t batches_done() const { return batches_done_; }
+  std::uint64_t batches_dispatched() const { return next_batch_id_; }
+  // Whether a partial batch is dispatched after max_wait_ms (else only full ones ever are).
+  bool dispatches_partial_batches() const { return max_wait_.has_value(); }
   // Arrived but not completed: waiting, dispatched, or running.
   std::size_t backlog() const { return requests_.size(); }
   std::size_t backlog_mid() const { return backlog_mid_; }
@@ -71,11 +74,14 @@ class InferenceStream final : public WorkContext {
   const LatencyRecorder& latencies() const { return latencies_; }
 
  private:
+  // A dispatched batch; its id is implied by its place (ids are consecutive in dispatch order), so
+  // that a backlog of batches of 1 costs 16 bytes a request here.
   struct Batch {
-    std::uint64_t id = 0;
     std::size_t size = 0;
     Time dispatch = 0;
   };
+
+  std::uint64_t front_batch_id() const { return next_batch_id_ - batches_.size(); }
 
   void schedule_next_arrival();
   void on_arrival();
@@ -99,7 +105,7 @@ class InferenceStream final : public WorkContext {
   EventId timer_;  // max_wait_ms timer of the oldest waiting request
   bool running_ = false;
   Time start_ = 0;                   // of the running batch
-  std::size_t cap_ = 0;              // backlog above which arrivals are dropped
+  std::size_t cap_ = 0;              // backlog at which arrivals are dropped (stability rule 1)
   std::optional<Time> overflow_at_;  // first time the backlog hit the cap
   std::size_t backlog_mid_ = 0;
   std::uint64_t arrived_ = 0;

@@ -309,6 +309,10 @@ RunResult Runtime::collect() {
     backlog.cap = s.cap();
     backlog.overflow_at = s.overflow_at();
     backlog.dropped = s.dropped();
+    backlog.arrived = s.arrived();
+    backlog.batches_dispatched = s.batches_dispatched();
+    backlog.dispatches_partial = s.dispatches_partial_batches();
+    backlog.duration_s = duration_s;
     if (!is_stable(backlog)) {
       const int context = static_cast<int>(first_stream + i);
       out.stable = false;

@@ -31,6 +31,27 @@ double fill_seconds(const StreamBacklog& s) {
   return static_cast<double>(s.batch_size) / s.rate_per_s;
 }
 
+// Requests came, but no batch ever left: none filled, and nothing sends a partial one.
+bool never_dispatched(const StreamBacklog& s) {
+  return s.arrived > 0 && s.batches_dispatched == 0 && !s.dispatches_partial;
+}
+
+std::string never_dispatched_reason(const StreamBacklog& s) {
+  std::string reason = "no batch was ever dispatched: ";
+  if (s.steady_rate && s.rate_per_s > 0) {
+    reason += "a batch of " + std::to_string(s.batch_size) +
+              format(" takes %.1f s to fill at %.1f/s, longer than the %.1f s run, and ",
+                     fill_seconds(s), s.rate_per_s, s.duration_s);
+  } else {
+    reason += "the " + with_commas(s.arrived) +
+              " requests that arrived are fewer than a batch of " + std::to_string(s.batch_size) +
+              ", and ";
+  }
+  return reason +
+         "without max_wait_ms a partial batch is never dispatched: " + with_commas(s.arrived) +
+         " requests arrived, none completed";
+}
+
 }  // namespace
 
 bool is_stable(const StreamBacklog& s) {
@@ -40,7 +61,7 @@ bool is_stable(const StreamBacklog& s) {
                     static_cast<double>(s.backlog_end - s.backlog_mid) > growth_limit;
   const bool saturated = s.steady_rate && s.rate_per_s > 0 && s.full_batch_time &&
                          to_seconds(*s.full_batch_time) >= fill_seconds(s);
-  return !s.overflow_at && !grew && !saturated;
+  return !s.overflow_at && !grew && !saturated && !never_dispatched(s);
 }
 
 std::string instability_reason(const StreamBacklog& s, const std::optional<std::string>& starvation,
@@ -56,7 +77,9 @@ std::string instability_reason(const StreamBacklog& s, const std::optional<std::
                                        " requests at mid-run, " + with_commas(s.backlog_end) +
                                        " at the end";
   std::string reason;
-  if (rate > 0 && known && batch_ms >= fill_ms) {
+  if (never_dispatched(s)) {
+    reason = never_dispatched_reason(s);
+  } else if (rate > 0 && known && batch_ms >= fill_ms) {
     const std::string fill =
         s.batch_size == 1 ? format("the %.1f ms between arrivals at %.1f/s: ", fill_ms, rate)
                           : format("the %.1f ms in which %.0f requests arrive at %.1f/s: ", fill_ms,

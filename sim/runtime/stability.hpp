@@ -2,7 +2,8 @@
 // it did not, one sentence saying why (docs/METRICS.md, "stable"). A stream is unstable when its
 // backlog hit the memory cap, grew clearly over the second half of the run, or -- under a steady
 // rate -- a full batch takes at least as long alone as it takes to fill (it can never catch up,
-// however slowly its backlog grows within one run).
+// however slowly its backlog grows within one run), or when requests arrived but no batch was
+// ever dispatched (too few to fill one, and no max_wait_ms to send a partial one).
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,10 @@ struct StreamBacklog {
   std::size_t cap = 0;                  // backlog at which arrivals are dropped
   std::optional<Time> overflow_at;      // when the backlog first hit the cap
   std::uint64_t dropped = 0;
+  std::uint64_t arrived = 0;
+  std::uint64_t batches_dispatched = 0;
+  bool dispatches_partial = false;  // max_wait_ms is set
+  double duration_s = 0;            // of the run
 };
 
 bool is_stable(const StreamBacklog& s);

@@ -293,6 +293,73 @@ TEST_CASE("an overloaded stream stops storing arrivals at its cap and counts the
   CHECK_THAT(s.unstable_reason, Catch::Contains("cap of 30,000 requests"));
 }
 
+TEST_CASE("a batch larger than 10,000 requests fills, runs and completes") {
+  Harness h;
+  h.scenario = base_scenario(500.0);
+  h.scenario.inference.push_back(stream_spec("big", 20'000, FixedArrivals{100}));
+  h.backend.set(h.infer, Phase::inference, {1000, 0});  // 1 s a batch
+  const RunResult r = h.run();
+  const StreamResult& s = r.inference[0];
+  // Request k arrives at k x 10 ms: batches fill at 199.99 s and 399.99 s and take 1 s each;
+  // the 10,000 arrivals of the last 100 s wait for a third.
+  CHECK(s.dropped == 0);
+  CHECK(s.batches == 2);
+  CHECK(s.completed == 40'000);
+  CHECK(s.queued == 10'000);
+  REQUIRE(s.latency);
+  CHECK(s.latency->max_ms == Approx(200'990.0));  // request 0: filled at 199.99 s, then 1 s
+  CHECK(s.stable);
+}
+
+TEST_CASE("a stream whose first batch never fills, without max_wait_ms, is unstable and says so") {
+  Harness h;
+  h.scenario = base_scenario(60.0);
+  h.scenario.inference.push_back(stream_spec("huge", 65'536, FixedArrivals{100}));
+  h.backend.set(h.infer, Phase::inference, {1000, 0});
+  const RunResult r = h.run();
+  const StreamResult& s = r.inference[0];
+  CHECK(s.arrived == 6'000);
+  CHECK(s.completed == 0);
+  CHECK(s.dropped == 0);
+  CHECK_FALSE(s.stable);
+  // 65,536 requests at 100/s take 655.36 s to arrive.
+  CHECK(s.unstable_reason ==
+        "no batch was ever dispatched: a batch of 65536 takes 655.4 s to fill at 100.0/s, longer "
+        "than the 60.0 s run, and without max_wait_ms a partial batch is never dispatched: 6,000 "
+        "requests arrived, none completed");
+}
+
+TEST_CASE("a stream whose few requests wait for max_wait_ms at the end is not called unstable") {
+  Harness h;
+  h.scenario = base_scenario(1.0);
+  TraceArrivals trace;
+  trace.arrival_s = {0.95, 0.96};  // a batch of 8 never fills; the 200 ms timer is still running
+  h.scenario.inference.push_back(stream_spec("late", 8, trace, 200.0));
+  h.backend.set(h.infer, Phase::inference, {10, 0});
+  const RunResult r = h.run();
+  CHECK(r.inference[0].completed == 0);
+  CHECK(r.inference[0].queued == 2);
+  CHECK(r.inference[0].stable);
+}
+
+TEST_CASE("at a very high rate the backlog cap stops at 4,194,304 requests") {
+  Harness h;
+  h.scenario = base_scenario(5.0);
+  h.scenario.inference.push_back(stream_spec("flood", 1, FixedArrivals{1e6}));
+  h.backend.set(h.infer, Phase::inference, {1000, 0});  // 1 request a second
+  const RunResult r = h.run();
+  const StreamResult& s = r.inference[0];
+  // 30 s of arrivals would be 30 million requests; the cap is 2^22 instead. 5 million arrive,
+  // 5 complete (at 1, 2, 3, 4 and, at the very end, 5 s), the rest wait or are dropped; the
+  // completion at the end leaves the backlog one below its cap.
+  CHECK(s.arrived == 5'000'000);
+  CHECK(s.completed == 5);
+  CHECK(s.queued == 4'194'304 - 1);
+  CHECK(s.dropped == 5'000'000 - 5 - (4'194'304 - 1));
+  CHECK_FALSE(s.stable);
+  CHECK_THAT(s.unstable_reason, Catch::Contains("cap of 4,194,304 requests"));
+}
+
 TEST_CASE("budgets compare the chosen percentile and the chosen power measure") {
   Harness h;
   h.scenario = base_scenario(10.0);
