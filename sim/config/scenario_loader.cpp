@@ -494,10 +494,11 @@ class ScenarioReader {
   }
 
   static OutputsSpec read_outputs(const YamlNode& n, double duration_s) {
-    n.allow_keys({"requests", "minibatches", "power", "trace", "power_sample_s"});
+    n.allow_keys({"requests", "minibatches", "epochs", "power", "trace", "power_sample_s"});
     OutputsSpec o;
     if (auto f = n.optional("requests")) o.requests = f->as_bool();
     if (auto f = n.optional("minibatches")) o.minibatches = f->as_bool();
+    if (auto f = n.optional("epochs")) o.epochs = f->as_bool();
     if (auto f = n.optional("power")) o.power = f->as_bool();
     if (auto f = n.optional("trace")) o.trace = f->as_bool();
     if (auto f = n.optional("power_sample_s")) {

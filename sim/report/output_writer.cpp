@@ -4,6 +4,7 @@
 
 #include "models/error.hpp"
 #include "sim/report/atomic_file.hpp"
+#include "sim/report/epochs_csv.hpp"
 #include "sim/report/minibatches_csv.hpp"
 #include "sim/report/power_csv.hpp"
 #include "sim/report/publication_step.hpp"
@@ -18,6 +19,9 @@ void CompositeObserver::on_request(const RequestRecord& r) {
 }
 void CompositeObserver::on_item(const ItemRecord& item) {
   for (RunObserver* o : observers_) o->on_item(item);
+}
+void CompositeObserver::on_epoch(const EpochRecord& epoch) {
+  for (RunObserver* o : observers_) o->on_epoch(epoch);
 }
 void CompositeObserver::on_power(Time at, const std::vector<double>& rail_power_w) {
   for (RunObserver* o : observers_) o->on_power(at, rail_power_w);
@@ -42,6 +46,8 @@ OutputWriter::OutputWriter(std::filesystem::path out_dir, const Scenario& scenar
   if (o.minibatches) {
     files_.push_back(std::make_unique<MinibatchesCsv>(out_dir_ / "minibatches.csv"));
   }
+  if (o.epochs && scenario.training)
+    files_.push_back(std::make_unique<EpochsCsv>(out_dir_ / "epochs.csv"));
   if (o.power) {
     const Time period = from_seconds(o.power_sample_s);
     if (period <= 0) throw InputError("outputs.power_sample_s must be at least 1 ns");
@@ -66,6 +72,7 @@ OutputWriter::~OutputWriter() {
 
 void OutputWriter::on_request(const RequestRecord& r) { fan_out_.on_request(r); }
 void OutputWriter::on_item(const ItemRecord& item) { fan_out_.on_item(item); }
+void OutputWriter::on_epoch(const EpochRecord& epoch) { fan_out_.on_epoch(epoch); }
 void OutputWriter::on_power(Time at, const std::vector<double>& rail_power_w) {
   fan_out_.on_power(at, rail_power_w);
 }

@@ -32,6 +32,7 @@ class CompositeObserver : public RunObserver {
   void add(RunObserver* observer) { observers_.push_back(observer); }  // not owned, not null
   void on_request(const RequestRecord& r) override;
   void on_item(const ItemRecord& item) override;
+  void on_epoch(const EpochRecord& epoch) override;
   void on_power(Time at, const std::vector<double>& rail_power_w) override;
   void on_queue_length(int stream, Time at, std::size_t queued) override;
   void on_end(Time end) override;
@@ -52,6 +53,7 @@ class OutputWriter final : public RunObserver {
 
   void on_request(const RequestRecord& r) override;
   void on_item(const ItemRecord& item) override;
+  void on_epoch(const EpochRecord& epoch) override;
   void on_power(Time at, const std::vector<double>& rail_power_w) override;
   void on_queue_length(int stream, Time at, std::size_t queued) override;
   void on_end(Time end) override;

@@ -45,6 +45,27 @@ void write_provenance(JsonWriter& w, const ProvenanceCounts& p) {
   w.end_object();
 }
 
+// A fixed-size digest however many epochs ran (each one is a row of epochs.csv); null members
+// when none completed, as for latencies.
+void write_epoch_times(JsonWriter& w, const std::optional<EpochTimeStats>& epochs) {
+  w.key("epoch_time_s").begin_object();
+  const EpochTimeStats e = epochs.value_or(EpochTimeStats{});
+  const std::pair<const char*, double> fields[] = {{"first", e.first_s},
+                                                   {"last", e.last_s},
+                                                   {"mean", e.mean_s},
+                                                   {"min", e.min_s},
+                                                   {"max", e.max_s}};
+  for (const auto& [name, value] : fields) {
+    w.key(name);
+    if (epochs) {
+      w.value(value);
+    } else {
+      w.null();
+    }
+  }
+  w.end_object();
+}
+
 void write_training(JsonWriter& w, const std::optional<TrainingResult>& training) {
   w.key("training");
   if (!training) {
@@ -62,9 +83,7 @@ void write_training(JsonWriter& w, const std::optional<TrainingResult>& training
   w.key("samples_per_s").value(t.samples_per_s);
   w.key("fetch_stall_s").value(t.fetch_stall_s);
   w.key("epochs_completed").value(t.epochs_completed);
-  w.key("epoch_time_s").begin_array();
-  for (double s : t.epoch_time_s) w.value(s);
-  w.end_array();
+  write_epoch_times(w, t.epoch_time_s);
   w.key("gpu_busy_s").value(t.gpu_busy_s);
   write_provenance(w, t.provenance);
   w.end_object();

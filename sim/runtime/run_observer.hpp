@@ -38,11 +38,22 @@ struct ItemRecord {
   models::Provenance provenance = models::Provenance::modelled;  // how its figures were obtained
 };
 
+// One epoch of the training job, reported when its last minibatch completes.
+struct EpochRecord {
+  std::uint64_t epoch = 0;        // from 0
+  Time end = 0;                   // its last minibatch completed
+  Time time = 0;                  // end - the previous epoch's end (or 0)
+  std::uint64_t minibatches = 0;  // in the epoch (its last one partial when the dataset says so)
+  std::uint64_t samples = 0;      // in the epoch: the dataset's size
+  Time fetch_stall = 0;           // sum of its minibatches' fetch stalls
+};
+
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
   virtual void on_request(const RequestRecord&) {}
   virtual void on_item(const ItemRecord&) {}
+  virtual void on_epoch(const EpochRecord&) {}
   // Power is piecewise constant: from `at` on, each rail draws rail_power_w[r] (DeviceSpec::rails).
   virtual void on_power(Time /*at*/, const std::vector<double>& /*rail_power_w*/) {}
   // Queued (not yet dispatched) requests of a stream changed to `queued` at `at`.

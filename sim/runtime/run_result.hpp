@@ -65,6 +65,16 @@ struct StreamResult {
   ProvenanceCounts provenance;  // of its batches' figures
 };
 
+// Epoch times of a training job: a fixed-size digest, whatever the number of epochs (each epoch
+// goes to epochs.csv through RunObserver::on_epoch).
+struct EpochTimeStats {
+  double first_s = 0;
+  double last_s = 0;
+  double mean_s = 0;
+  double min_s = 0;
+  double max_s = 0;
+};
+
 struct TrainingResult {
   std::string workload;
   std::string dataset;
@@ -74,8 +84,8 @@ struct TrainingResult {
   double minibatches_per_s = 0;
   double samples_per_s = 0;
   double fetch_stall_s = 0;
-  int epochs_completed = 0;
-  std::vector<double> epoch_time_s;  // wall time of each completed epoch
+  std::uint64_t epochs_completed = 0;
+  std::optional<EpochTimeStats> epoch_time_s;  // absent when no epoch completed
   double gpu_busy_s = 0;
   ProvenanceCounts provenance;  // of its minibatches' figures
 };

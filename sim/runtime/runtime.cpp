@@ -63,7 +63,7 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
   if (sc.training) {
     training_ = std::make_unique<TrainingJob>(
         *sc.training, *setup.training_workload, setup.training_dataset_samples, pipeline, sim_,
-        [this, c = static_cast<int>(contexts_.size())] { policy_->on_work_ready(c); });
+        observer_, [this, c = static_cast<int>(contexts_.size())] { policy_->on_work_ready(c); });
     contexts_.emplace_back().context = training_.get();  // output id 0
   }
   models::RngStreams rng(sc.seed);
@@ -274,8 +274,8 @@ RunResult Runtime::collect() {
     tr.minibatches_per_s = static_cast<double>(t.completed()) / duration_s;
     tr.samples_per_s = t.samples() / duration_s;
     tr.fetch_stall_s = to_seconds(t.stall_total());
-    tr.epochs_completed = static_cast<int>(t.epoch_time_s().size());
-    tr.epoch_time_s = t.epoch_time_s();
+    tr.epochs_completed = t.epochs_completed();
+    tr.epoch_time_s = t.epoch_time_stats();
     tr.gpu_busy_s = busy_ns_[c] * 1e-9;
     tr.provenance = contexts_[c].provenance_counts;
     r.training = std::move(tr);

@@ -11,11 +11,12 @@ namespace fulcrum::sim {
 
 TrainingJob::TrainingJob(const TrainingSpec& spec, const models::Workload& workload,
                          double dataset_samples, DataPipeline& pipeline, Simulator& sim,
-                         ReadyFn on_ready)
+                         RunObserver* observer, ReadyFn on_ready)
     : spec_(spec),
       workload_(workload),
       pipeline_(pipeline),
       sim_(sim),
+      observer_(observer),
       on_ready_(std::move(on_ready)),
       epochs_(spec.epochs) {
   if (spec.batch_size < 1) throw InputError(std::nullopt, "training.batch_size", "must be >= 1");
@@ -27,6 +28,7 @@ TrainingJob::TrainingJob(const TrainingSpec& spec, const models::Workload& workl
     const auto n = static_cast<std::uint64_t>(std::floor(dataset_samples));
     minibatches_per_epoch_ = (n + batch_size_ - 1) / batch_size_;
     last_batch_size_ = static_cast<std::size_t>(n - (*minibatches_per_epoch_ - 1) * batch_size_);
+    samples_per_epoch_ = n;
   }
   if (epochs_) {
     if (*epochs_ < 1) throw InputError(std::nullopt, "training.epochs", "must be >= 1");
@@ -86,12 +88,37 @@ void TrainingJob::finish(Time now, Time /*standalone*/) {
   ++completed_;
   samples_ += static_cast<double>(running_size_);
   if (minibatches_per_epoch_ && (next_ + 1) % *minibatches_per_epoch_ == 0) {
-    epoch_time_s_.push_back(to_seconds(now - epoch_start_));
+    const Time epoch_time = now - epoch_start_;
+    if (epochs_completed_ == 0) {
+      first_epoch_ = min_epoch_ = max_epoch_ = epoch_time;
+    } else {
+      min_epoch_ = std::min(min_epoch_, epoch_time);
+      max_epoch_ = std::max(max_epoch_, epoch_time);
+    }
+    last_epoch_ = epoch_time;
+    epochs_total_ += epoch_time;
+    if (observer_ != nullptr) {
+      observer_->on_epoch(EpochRecord{epochs_completed_, now, epoch_time, *minibatches_per_epoch_,
+                                      samples_per_epoch_, stall_total_ - epoch_stall_start_});
+    }
+    ++epochs_completed_;
     epoch_start_ = now;
-    if (epochs_ && static_cast<int>(epoch_time_s_.size()) >= *epochs_) finished_ = true;
+    epoch_stall_start_ = stall_total_;
+    if (epochs_ && epochs_completed_ >= static_cast<std::uint64_t>(*epochs_)) finished_ = true;
   }
   ++next_;
   prepare_next();
+}
+
+std::optional<EpochTimeStats> TrainingJob::epoch_time_stats() const {
+  if (epochs_completed_ == 0) return std::nullopt;
+  EpochTimeStats stats;
+  stats.first_s = to_seconds(first_epoch_);
+  stats.last_s = to_seconds(last_epoch_);
+  stats.mean_s = to_seconds(epochs_total_) / static_cast<double>(epochs_completed_);
+  stats.min_s = to_seconds(min_epoch_);
+  stats.max_s = to_seconds(max_epoch_);
+  return stats;
 }
 
 }  // namespace fulcrum::sim

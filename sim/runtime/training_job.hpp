@@ -11,6 +11,8 @@
 #include "models/workload/workload.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/runtime/data_pipeline.hpp"
+#include "sim/runtime/run_observer.hpp"
+#include "sim/runtime/run_result.hpp"
 #include "sim/runtime/work_context.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -22,9 +24,10 @@ class TrainingJob final : public WorkContext {
   using ReadyFn = std::function<void()>;
 
   // Throws InputError for settings it cannot honour (batch size < 1, epochs < 1, epochs without
-  // a dataset size, a negative dataset size). Everything passed must outlive the job.
+  // a dataset size, a negative dataset size). `observer` (may be null) is told of every epoch
+  // that completes. Everything passed must outlive the job.
   TrainingJob(const TrainingSpec& spec, const models::Workload& workload, double dataset_samples,
-              DataPipeline& pipeline, Simulator& sim, ReadyFn on_ready);
+              DataPipeline& pipeline, Simulator& sim, RunObserver* observer, ReadyFn on_ready);
 
   // Asks the pipeline for the first minibatch's data; returns whether it is ready at once.
   bool begin();
@@ -45,7 +48,9 @@ class TrainingJob final : public WorkContext {
   double samples() const { return samples_; }
   // Stalls of minibatches that started; a stall still in progress is not counted.
   Time stall_total() const { return stall_total_; }
-  const std::vector<double>& epoch_time_s() const { return epoch_time_s_; }
+  std::uint64_t epochs_completed() const { return epochs_completed_; }
+  // First, last, mean, min and max epoch time; nullopt before the first epoch completes.
+  std::optional<EpochTimeStats> epoch_time_stats() const;
 
  private:
   std::size_t minibatch_size(std::uint64_t minibatch) const;
@@ -55,10 +60,12 @@ class TrainingJob final : public WorkContext {
   const models::Workload& workload_;
   DataPipeline& pipeline_;
   Simulator& sim_;
+  RunObserver* observer_;
   ReadyFn on_ready_;
   std::size_t batch_size_ = 1;
   std::optional<std::uint64_t> minibatches_per_epoch_;  // absent: no dataset size, no epochs
   std::size_t last_batch_size_ = 1;                     // of each epoch's last minibatch
+  std::uint64_t samples_per_epoch_ = 0;
   std::optional<int> epochs_;
   std::uint64_t next_ = 0;  // index of the next minibatch over the run
   bool data_ready_ = false;
@@ -70,8 +77,15 @@ class TrainingJob final : public WorkContext {
   std::uint64_t completed_ = 0;
   double samples_ = 0;
   Time stall_total_ = 0;
-  Time epoch_start_ = 0;
-  std::vector<double> epoch_time_s_;
+  Time epoch_start_ = 0;        // the previous epoch's end (or 0)
+  Time epoch_stall_start_ = 0;  // stall_total_ then
+  // The completed epochs' times, digested.
+  std::uint64_t epochs_completed_ = 0;
+  Time first_epoch_ = 0;
+  Time last_epoch_ = 0;
+  Time min_epoch_ = 0;
+  Time max_epoch_ = 0;
+  Time epochs_total_ = 0;
 };
 
 }  // namespace fulcrum::sim

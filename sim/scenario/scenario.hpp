@@ -129,6 +129,7 @@ struct SearchSpec {  // used by `fulcrum optimize` (a later addition)
 struct OutputsSpec {
   bool requests = true;         // requests.csv
   bool minibatches = true;      // minibatches.csv
+  bool epochs = true;           // epochs.csv (written when there is a training job)
   bool power = true;            // power.csv
   bool trace = true;            // trace.json
   double power_sample_s = 1.0;  // jtop-like sampling period of power.csv

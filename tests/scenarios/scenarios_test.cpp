@@ -617,8 +617,8 @@ TEST_CASE("a wall-clock run of the quickstart gives the bytes of its virtual-tim
   REQUIRE(w.result.lateness.has_value());
   CHECK(w.result.lateness->events == w.result.events_processed);
   CHECK_FALSE(v.result.lateness.has_value());
-  for (const char* f :
-       {"summary.json", "requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
+  for (const char* f : {"summary.json", "requests.csv", "minibatches.csv", "epochs.csv",
+                        "power.csv", "trace.json"}) {
     INFO(f);
     const std::string x = slurp(dir.path / "wall" / f);
     CHECK_FALSE(x.empty());
@@ -632,8 +632,8 @@ TEST_CASE("a wall-clock run of the quickstart gives the bytes of its virtual-tim
 TEST_CASE("the quickstart run twice gives byte-identical outputs", "[scenarios][determinism]") {
   const Ran a("quickstart");
   const Ran b("quickstart");
-  for (const char* f :
-       {"summary.json", "requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
+  for (const char* f : {"summary.json", "requests.csv", "minibatches.csv", "epochs.csv",
+                        "power.csv", "trace.json"}) {
     INFO(f);
     const std::string x = slurp(a.out() / f);
     CHECK_FALSE(x.empty());

@@ -204,8 +204,9 @@ struct Box {
 // What the tester found mixed up: checks that `dir` holds one complete, consistent result and
 // returns its inference batch size.
 int check_one_result(const fs::path& dir) {
-  const std::set<std::string> expected{"summary.json",    "run.json",  "requests.csv",
-                                       "minibatches.csv", "power.csv", "trace.json"};
+  const std::set<std::string> expected{"summary.json",    "run.json",   "requests.csv",
+                                       "minibatches.csv", "epochs.csv", "power.csv",
+                                       "trace.json"};
   REQUIRE(names_in(dir) == expected);
   const auto summary = parse_json(slurp(dir / "summary.json"));
   const auto& stream = summary.at("inference").items.at(0);
@@ -484,6 +485,6 @@ TEST_CASE("a run replaces an earlier result whole, its figures and files it no l
   const Ended e = box.run(8, {"--quiet", "--set", "outputs.trace=false"});
   REQUIRE(e.exit_code == 0);
   CHECK(names_in(box.out()) == std::set<std::string>{"summary.json", "run.json", "requests.csv",
-                                                     "minibatches.csv", "power.csv"});
+                                                     "minibatches.csv", "epochs.csv", "power.csv"});
   check_nothing_left(box);
 }

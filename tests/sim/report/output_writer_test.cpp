@@ -6,13 +6,16 @@
 
 #include "models/error.hpp"
 #include "sim/report/atomic_file.hpp"
+#include "sim/report/epochs_csv.hpp"
 #include "sim/report/minibatches_csv.hpp"
 #include "sim/report/power_csv.hpp"
 #include "sim/report/requests_csv.hpp"
 #include "sim/report/run_json.hpp"
+#include "sim/report/summary.hpp"
 #include "sim/report/trace_json.hpp"
 #include "tests/sim/report/json_check.hpp"
 #include "tests/sim/report/report_fixtures.hpp"
+#include "tests/sim/runtime/runtime_fakes.hpp"
 
 using namespace fulcrum::sim;
 using fulcrum::sim::testing::JsonValue;
@@ -107,13 +110,15 @@ TEST_CASE("CSV headers are exact and every measured column names its unit") {
         "fetch_stall_ms,energy_j,provenance\n");
   CHECK(PowerCsv::header(testing::orin_rails()) ==
         "time_s,VDD_GPU_SOC_w,VDD_CPU_CV_w,VIN_SYS_5V0_w,module_w\n");
+  CHECK(EpochsCsv::kHeader == "epoch,end_s,time_s,minibatches,samples,fetch_stall_s\n");
 
   // Identifiers, counts and labels are unitless; everything else carries a unit suffix.
-  const std::set<std::string> unitless{"stream", "request_id", "batch_id",   "context",
-                                       "kind",   "item_id",    "batch_size", "provenance"};
+  const std::set<std::string> unitless{"stream", "request_id",  "batch_id",   "context",
+                                       "kind",   "item_id",     "batch_size", "provenance",
+                                       "epoch",  "minibatches", "samples"};
   for (std::string header :
        {std::string(RequestsCsv::kHeader), std::string(MinibatchesCsv::kHeader),
-        PowerCsv::header(testing::orin_rails())}) {
+        PowerCsv::header(testing::orin_rails()), std::string(EpochsCsv::kHeader)}) {
     header.pop_back();
     for (const auto& column : split(header)) {
       INFO(column);
@@ -292,10 +297,10 @@ TEST_CASE("files appear only after finish") {
     CHECK(name.substr(name.size() - 8) == ".partial");
   }
   writer.finish(testing::small_result());
-  CHECK(testing::files_in(dir.path()) == std::vector<std::string>{"minibatches.csv", "power.csv",
-                                                                  "requests.csv", "summary.json",
-                                                                  "trace.json"});
-  CHECK(writer.outputs().size() == 5);
+  CHECK(testing::files_in(dir.path()) == std::vector<std::string>{"epochs.csv", "minibatches.csv",
+                                                                  "power.csv", "requests.csv",
+                                                                  "summary.json", "trace.json"});
+  CHECK(writer.outputs().size() == 6);
 }
 
 TEST_CASE("abort leaves no files behind") {
@@ -331,7 +336,58 @@ TEST_CASE("only the outputs the scenario enables are written") {
   replay_small_run(writer);
   writer.finish(testing::small_result());
   CHECK(testing::files_in(dir.path()) ==
-        std::vector<std::string>{"minibatches.csv", "power.csv", "summary.json"});
+        std::vector<std::string>{"epochs.csv", "minibatches.csv", "power.csv", "summary.json"});
+}
+
+TEST_CASE("every completed epoch is a row of epochs.csv, written as it completes") {
+  TempDir dir;
+  {
+    OutputWriter writer(dir.path(), testing::small_scenario(), testing::orin_rails());
+    replay_small_run(writer);
+    writer.on_epoch(EpochRecord{0, 1'250'000'000, 1'250'000'000, 79, 1250, 2'500'000});
+    writer.on_epoch(EpochRecord{1, 2'500'000'001, 1'250'000'001, 79, 1250, 0});
+    writer.finish(testing::small_result());
+  }
+  const auto rows = lines_of(read_file(dir.path() / "epochs.csv"));
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0] == "epoch,end_s,time_s,minibatches,samples,fetch_stall_s");
+  CHECK(rows[1] == "0,1.25,1.25,79,1250,0.0025");
+  CHECK(rows[2] == "1,2.500000001,1.250000001,79,1250,0");
+}
+
+TEST_CASE("a scenario without a training job writes no epochs.csv") {
+  TempDir dir;
+  Scenario scenario = testing::small_scenario();
+  scenario.training.reset();
+  OutputWriter writer(dir.path(), scenario, testing::orin_rails());
+  replay_small_run(writer);
+  writer.finish(testing::small_result());
+  CHECK(testing::files_in(dir.path()) == std::vector<std::string>{"minibatches.csv", "power.csv",
+                                                                  "requests.csv", "summary.json",
+                                                                  "trace.json"});
+}
+
+TEST_CASE("summary.json stays small however many epochs a run completes") {
+  // 100 s of 1 ms minibatches over a dataset of one minibatch: 100,000 epochs.
+  testing::Harness h;
+  h.scenario = testing::base_scenario(100.0);
+  h.scenario.training = testing::training_spec(16);
+  h.dataset_samples = 16;
+  h.backend.set(h.train, fulcrum::models::Phase::training, {1, 0});
+  TempDir dir;
+  OutputWriter writer(dir.path(), h.scenario, h.device.rails);
+  const RunResult result = h.run(&writer);
+  writer.finish(result);
+  const std::string summary = read_file(dir.path() / "summary.json");
+  CHECK(summary.size() < 4000);
+  const auto doc = parse_json(summary);
+  CHECK(doc.path("training.epochs_completed").number == 100'000);
+  CHECK(doc.path("training.epoch_time_s.first").number == 0.001);
+  CHECK(doc.path("training.epoch_time_s.max").number == 0.001);
+  const auto rows = lines_of(read_file(dir.path() / "epochs.csv"));
+  REQUIRE(rows.size() == 100'001);
+  CHECK(rows[1] == "0,0.001,0.001,1,16,0");
+  CHECK(rows.back() == "99999,100,0.001,1,16,0");
 }
 
 TEST_CASE("identical inputs give byte-identical files") {

@@ -117,6 +117,30 @@ TEST_CASE("a run without training reports training as null") {
   CHECK(doc.at("training").kind == JsonValue::Kind::null);
 }
 
+TEST_CASE("the summary keeps a fixed-size digest of epoch times, not one entry per epoch") {
+  RunResult result = testing::small_result();
+  result.training->epochs_completed = 50'000'000;
+  result.training->epoch_time_s = EpochTimeStats{1.5, 2.5, 2.0, 1.25, 3.75};
+  const std::string json = summary_json(result, testing::small_scenario());
+  CHECK(json.size() < 4000);
+  const auto doc = parse_json(json);
+  CHECK(doc.path("training.epochs_completed").number == 50'000'000);
+  CHECK(doc.path("training.epoch_time_s.first").number == 1.5);
+  CHECK(doc.path("training.epoch_time_s.last").number == 2.5);
+  CHECK(doc.path("training.epoch_time_s.mean").number == 2.0);
+  CHECK(doc.path("training.epoch_time_s.min").number == 1.25);
+  CHECK(doc.path("training.epoch_time_s.max").number == 3.75);
+}
+
+TEST_CASE("a training job without a completed epoch reports null epoch times, not zero") {
+  const auto doc = parse_json(summary_json(testing::small_result(), testing::small_scenario()));
+  CHECK(doc.path("training.epochs_completed").number == 0);
+  for (const char* key : {"first", "last", "mean", "min", "max"}) {
+    INFO(key);
+    CHECK(doc.path(std::string("training.epoch_time_s.") + key).kind == JsonValue::Kind::null);
+  }
+}
+
 TEST_CASE("the summary is byte-identical for identical results") {
   CHECK(summary_json(testing::small_result(), testing::small_scenario()) ==
         summary_json(testing::small_result(), testing::small_scenario()));

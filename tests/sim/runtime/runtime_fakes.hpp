@@ -131,6 +131,7 @@ class RecordingObserver final : public RunObserver {
  public:
   void on_request(const RequestRecord& r) override { requests.push_back(r); }
   void on_item(const ItemRecord& r) override { items.push_back(r); }
+  void on_epoch(const EpochRecord& e) override { epochs.push_back(e); }
   void on_power(Time at, const std::vector<double>& w) override { power.push_back({at, w}); }
   void on_queue_length(int stream, Time at, std::size_t queued) override {
     queue_changes.push_back({stream, at, queued});
@@ -144,6 +145,7 @@ class RecordingObserver final : public RunObserver {
   };
   std::vector<RequestRecord> requests;
   std::vector<ItemRecord> items;
+  std::vector<EpochRecord> epochs;
   std::vector<PowerStep> power;
   std::vector<QueueChange> queue_changes;
   Time ended_at = -1;

@@ -201,15 +201,60 @@ TEST_CASE("epochs stop the training job, the last minibatch of an epoch being pa
   CHECK(r.training->minibatches == 6);
   CHECK(r.training->samples == 80);
   CHECK(r.training->epochs_completed == 2);
-  REQUIRE(r.training->epoch_time_s.size() == 2);
-  CHECK(r.training->epoch_time_s[0] == Approx(0.2));
-  CHECK(r.training->epoch_time_s[1] == Approx(0.2));
+  REQUIRE(r.training->epoch_time_s);
+  CHECK(r.training->epoch_time_s->first_s == Approx(0.2));
+  CHECK(r.training->epoch_time_s->last_s == Approx(0.2));
   CHECK(r.training->samples_per_s == Approx(40.0));
   CHECK(r.training->minibatches_per_s == Approx(3.0));
   CHECK(r.training->fetch_stall_s == 0);
   REQUIRE(obs.items.size() == 6);
   CHECK(obs.items[2].batch_size == 8);
   CHECK(obs.items.back().end == 400 * kMillisecond);
+}
+
+TEST_CASE("each epoch is reported as it completes, and the result keeps a digest of their times") {
+  Harness h;
+  h.scenario = base_scenario(2.0);
+  h.scenario.training = training_spec(16, 3);
+  h.dataset_samples = 40;                           // minibatches of 16, 16, 8
+  h.backend.set(h.train, Phase::training, {0, 5});  // 80, 80 and 40 ms...
+  h.backend.slowdown_per_call_ms = 1;               // ...plus 1 ms more on each call
+  RecordingObserver obs;
+  const RunResult r = h.run(&obs);
+  // Calls 0-2 take 80, 81 and 42 ms (epoch 203 ms), calls 3-5 83, 84 and 45 ms (212 ms), calls
+  // 6-8 86, 87 and 48 ms (221 ms).
+  REQUIRE(obs.epochs.size() == 3);
+  const Time ends_ms[] = {203, 415, 636};
+  const Time times_ms[] = {203, 212, 221};
+  for (std::size_t e = 0; e < 3; ++e) {
+    CHECK(obs.epochs[e].epoch == e);
+    CHECK(obs.epochs[e].end == ends_ms[e] * kMillisecond);
+    CHECK(obs.epochs[e].time == times_ms[e] * kMillisecond);
+    CHECK(obs.epochs[e].minibatches == 3);
+    CHECK(obs.epochs[e].samples == 40);
+    CHECK(obs.epochs[e].fetch_stall == 0);
+  }
+  REQUIRE(r.training);
+  CHECK(r.training->epochs_completed == 3);
+  REQUIRE(r.training->epoch_time_s);
+  CHECK(r.training->epoch_time_s->first_s == Approx(0.203));
+  CHECK(r.training->epoch_time_s->last_s == Approx(0.221));
+  CHECK(r.training->epoch_time_s->mean_s == Approx(0.212));
+  CHECK(r.training->epoch_time_s->min_s == Approx(0.203));
+  CHECK(r.training->epoch_time_s->max_s == Approx(0.221));
+}
+
+TEST_CASE("a run whose training job completes no epoch has no epoch times") {
+  Harness h;
+  h.scenario = base_scenario(0.1);
+  h.scenario.training = training_spec(16);
+  h.dataset_samples = 1600;  // 100 minibatches of 10 ms: one epoch needs 1 s
+  h.backend.set(h.train, Phase::training, {10, 0});
+  RecordingObserver obs;
+  const RunResult r = h.run(&obs);
+  CHECK(obs.epochs.empty());
+  CHECK(r.training->epochs_completed == 0);
+  CHECK_FALSE(r.training->epoch_time_s);
 }
 
 TEST_CASE("work in flight at the end is not counted as completed") {
@@ -535,7 +580,8 @@ TEST_CASE("a data pipeline draws power as a source of its own, summed with the o
   h.backend.set_idle({1, 1, 1});
   WorkersPipeline pipeline;
   const RunSetup setup = h.setup();
-  Runtime runtime(setup, h.backend, nullptr, pipeline);
+  RecordingObserver obs;
+  Runtime runtime(setup, h.backend, &obs, pipeline);
   pipeline.sink_ = &runtime;
   const RunResult r = runtime.run();
   REQUIRE(r.power.sources == std::vector<std::string>{"baseload", "gpu", "dataloader"});
@@ -545,7 +591,9 @@ TEST_CASE("a data pipeline draws power as a source of its own, summed with the o
   CHECK(r.power.energy_j == Approx(3.0 + 4.2 + 0.12));
   CHECK(r.power.rail_energy_j[1] == Approx(1.0 + 0.3 * 4 + 0.03 * 4));  // idle + GPU + workers
   CHECK(r.training->fetch_stall_s == Approx(0.03));
-  CHECK(r.training->epoch_time_s[0] == Approx(0.33));
+  CHECK(r.training->epoch_time_s->first_s == Approx(0.33));
+  REQUIRE(obs.epochs.size() == 1);
+  CHECK(obs.epochs[0].fetch_stall == 30 * kMillisecond);  // its three minibatches' stalls
 }
 
 TEST_CASE("budgets are judged from the result by the same rule a search uses") {

@@ -1,0 +1,28 @@
+#include "sim/report/epochs_csv.hpp"
+
+#include "sim/report/number_format.hpp"
+
+namespace fulcrum::sim {
+
+EpochsCsv::EpochsCsv(std::filesystem::path final_path) : FileObserver(std::move(final_path)) {
+  file_.write(kHeader);
+}
+
+void EpochsCsv::on_epoch(const EpochRecord& e) {
+  char* p = file_.reserve(std::size_t{6} * (kMaxNumberChars + 1));
+  p = put_integer(p, e.epoch);
+  *p++ = ',';
+  p = put_fixed_decimal(p, e.end, 9);
+  *p++ = ',';
+  p = put_fixed_decimal(p, e.time, 9);
+  *p++ = ',';
+  p = put_integer(p, e.minibatches);
+  *p++ = ',';
+  p = put_integer(p, e.samples);
+  *p++ = ',';
+  p = put_fixed_decimal(p, e.fetch_stall, 9);
+  *p++ = '\n';
+  file_.commit(p);
+}
+
+}  // namespace fulcrum::sim
