@@ -28,6 +28,11 @@ char* put_us(char* p, Time t) { return put_fixed_decimal(p, t, 3); }
 // Room for an event's fixed text and numbers, beyond any precomputed prefix.
 constexpr std::size_t kEventBytes = 256 + 8 * kMaxNumberChars;
 
+// Two counter changes in the same interval of the counters' resolution: only the later is written.
+bool same_interval(Time a, Time b) {
+  return a / TraceJson::kCounterResolution == b / TraceJson::kCounterResolution;
+}
+
 }  // namespace
 
 TraceJson::TraceJson(std::filesystem::path final_path, std::vector<std::string> rails,
@@ -189,9 +194,9 @@ void TraceJson::emit_batch(int stream, const OpenBatch& batch) {
 
 void TraceJson::on_power(Time at, const std::vector<double>& rail_power_w) {
   assert(rail_power_w.size() == rails_.size());
-  // Of several changes at one instant only the last is real power; the others would be
-  // zero-length blips in the viewer.
-  if (power_pending_ && power_at_ != at) emit_power();
+  // Of several changes within one millisecond only the last is written (at one instant only the
+  // last is real power; the others would be zero-length blips in the viewer).
+  if (power_pending_ && !same_interval(power_at_, at)) emit_power();
   power_pending_ = true;
   power_at_ = at;
   power_w_ = rail_power_w;
@@ -217,7 +222,7 @@ void TraceJson::emit_power() {
 void TraceJson::on_queue_length(int stream, Time at, std::size_t queued) {
   assert(stream >= 0 && static_cast<std::size_t>(stream) < streams_.size());
   StreamState& s = streams_[static_cast<std::size_t>(stream)];
-  if (s.pending_at && *s.pending_at != at) emit_queue(s);
+  if (s.pending_at && !same_interval(*s.pending_at, at)) emit_queue(s);
   s.pending_at = at;
   s.pending_queued = queued;
 }

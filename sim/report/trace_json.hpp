@@ -5,9 +5,13 @@
 //   pid 3+i "Stream <name>":  "X" per inference batch, dispatch -> completion (tid = lane; a batch
 //                             overlapping an earlier one of the same stream goes to the next
 //                             lane), and the "C" counter "queued_requests".
-// Events are written as they are observed, one per line. Of several power or queue-length changes
-// at one instant only the last is written (the earlier ones last zero time); unchanged queue
-// lengths are not repeated.
+// Events are written as they are observed, one per line. Counters have a resolution of
+// kCounterResolution (1 ms): of the power or queue-length changes within one interval
+// [k ms, (k + 1) ms) of simulated time only the last is written, at its own time, so a counter
+// track holds at most 1,000 events per simulated second however fast it changes (changes at one
+// instant last zero time; changes within a millisecond are invisible at any useful zoom).
+// Unchanged queue lengths are not repeated. "X" events (one per minibatch and per inference
+// batch) are all written, exactly.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +28,7 @@ class TraceJson final : public FileObserver {
   static constexpr int kGpuPid = 1;
   static constexpr int kPowerPid = 2;
   static constexpr int kFirstStreamPid = 3;
+  static constexpr Time kCounterResolution = kMillisecond;
 
   // `stream_names[i]` names inference stream i; rails in DeviceSpec::rails order.
   TraceJson(std::filesystem::path final_path, std::vector<std::string> rails,

@@ -268,6 +268,78 @@ TEST_CASE("trace counters carry one value per rail and merge changes at one inst
   CHECK(queue == std::vector<std::string>{"1000:1", "2000:0"});
 }
 
+namespace {
+
+// The counter events of a trace file: "ts:value" of the queue counter and "ts:A" of the power
+// counter's first rail.
+struct Counters {
+  std::vector<std::string> power;
+  std::vector<std::string> queue;
+};
+
+Counters counters_of(const std::filesystem::path& trace) {
+  Counters c;
+  const JsonValue doc = parse_json(read_file(trace));
+  for (const JsonValue& e : doc.at("traceEvents").items) {
+    if (e.at("ph").text != "C") continue;
+    if (e.at("name").text == "power_w") {
+      c.power.push_back(e.at("ts").text + ":" + e.path("args.A").text);
+    } else {
+      c.queue.push_back(e.at("ts").text + ":" + e.path("args.requests").text);
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("trace counters keep the last change of each millisecond, at its own time") {
+  TempDir dir;
+  {
+    TraceJson trace(dir.path() / "trace.json", {"A"}, {"s"}, false);
+    // Ten changes 0.1 ms apart in [0, 1 ms), then ten in [1, 2 ms): one event for each ms.
+    for (int k = 0; k < 20; ++k) {
+      const Time at = k * 100'000;
+      trace.on_queue_length(0, at, static_cast<std::size_t>(k + 1));
+      trace.on_power(at, {static_cast<double>(k)});
+    }
+    // Changes a millisecond or more apart are all written, as in the quickstart (10 ms apart).
+    trace.on_queue_length(0, 5 * kMs, 0);
+    trace.on_queue_length(0, 6 * kMs, 3);
+    trace.on_queue_length(0, 7 * kMs - 1, 4);  // 7 ms - 1 ns: still the 6th millisecond
+    trace.on_power(5 * kMs, {100});
+    trace.on_power(6 * kMs, {200});
+    trace.on_end(10 * kMs);
+    trace.close(10 * kMs);
+    trace.publish();
+  }
+  const Counters c = counters_of(dir.path() / "trace.json");
+  CHECK(c.queue == std::vector<std::string>{"900:10", "1900:20", "5000:0", "6999.999:4"});
+  CHECK(c.power == std::vector<std::string>{"900:9", "1900:19", "5000:100", "6000:200"});
+}
+
+TEST_CASE("trace counters stay at most one event per millisecond however fast they change") {
+  TempDir dir;
+  {
+    TraceJson trace(dir.path() / "trace.json", {"A"}, {"s"}, false);
+    // One second of a queue that changes every microsecond (a million changes), and power that
+    // changes every 10 microseconds.
+    for (Time at = 0; at < kSecond; at += 1000) {
+      trace.on_queue_length(0, at, static_cast<std::size_t>(at / 1000 % 7));
+      if (at % 10'000 == 0) trace.on_power(at, {static_cast<double>(at / 10'000 % 5)});
+    }
+    trace.on_end(kSecond);
+    trace.close(kSecond);
+    trace.publish();
+  }
+  const Counters c = counters_of(dir.path() / "trace.json");
+  CHECK(c.queue.size() <= 1000);
+  CHECK(c.power.size() <= 1000);
+  CHECK(c.queue.size() >= 900);  // the values at the ends of the milliseconds differ mostly
+  CHECK(c.power.size() >= 900);
+  CHECK(std::filesystem::file_size(dir.path() / "trace.json") < 200'000);
+}
+
 TEST_CASE("overlapping batches of one stream go to separate lanes") {
   TempDir dir;
   {
