@@ -62,6 +62,8 @@ constexpr Range kContextSwitchUs{0, limits::kMaxContextSwitchUs, " us", "",
 constexpr Range kRatePerS{limits::kMinRatePerS, limits::kMaxRatePerS, " requests/s",
                           "at least one request per 1e6 s", "at most one request per microsecond"};
 constexpr Range kSegmentStartS{0, limits::kMaxDurationS, " s", "", kLongestRun};
+// outputs.max_rows: a way to lift the limit on requests.csv explicitly, not to remove it.
+constexpr Range kMaxRows{1, 1e15, " rows", "", ""};
 
 double read_in(const YamlNode& n, const Range& r) {
   const double v = n.as_double();
@@ -77,6 +79,17 @@ double read_in(const YamlNode& n, const Range& r) {
            n.raw().Scalar());
   }
   return v;
+}
+
+// A whole number with thousands separators: 100,000,000.
+std::string with_commas(double v) {
+  const std::string digits = std::to_string(static_cast<unsigned long long>(std::llround(v)));
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 // A period of which a run of `duration_s` holds at most kMaxPeriodsPerRun.
@@ -128,7 +141,7 @@ class ScenarioReader {
     }
     if (auto n = root.optional("budgets")) s.budgets = read_budgets(*n, s.duration_s);
     if (auto n = root.optional("search")) s.search = read_search(*n);
-    if (auto n = root.optional("outputs")) s.outputs = read_outputs(*n, s.duration_s);
+    s.outputs = read_outputs(root.optional("outputs"), s, root);
     return out;
   }
 
@@ -493,16 +506,70 @@ class ScenarioReader {
     return s;
   }
 
-  static OutputsSpec read_outputs(const YamlNode& n, double duration_s) {
-    n.allow_keys({"requests", "minibatches", "epochs", "power", "trace", "power_sample_s"});
+  // Requests a stream's arrival process brings in [0, duration): exact for evenly spaced ones,
+  // the mean for Poisson ones.
+  static double expected_arrivals(const ArrivalSpec& arrivals, double duration_s) {
+    if (const auto* f = std::get_if<FixedArrivals>(&arrivals)) {
+      return std::ceil(f->rate_per_s * duration_s);
+    }
+    if (const auto* p = std::get_if<PoissonArrivals>(&arrivals)) return p->rate_per_s * duration_s;
+    if (const auto* t = std::get_if<TraceArrivals>(&arrivals)) {
+      return static_cast<double>(std::count_if(t->arrival_s.begin(), t->arrival_s.end(),
+                                               [&](double a) { return a < duration_s; }));
+    }
+    const auto& pw = std::get<PiecewiseArrivals>(arrivals);
+    double total = 0;
+    for (std::size_t i = 0; i < pw.segments.size(); ++i) {
+      const double begin = pw.segments[i].start_s;
+      const double end = std::min(
+          i + 1 < pw.segments.size() ? pw.segments[i + 1].start_s : duration_s, duration_s);
+      if (end <= begin) continue;
+      const double n = (end - begin) * pw.segments[i].rate_per_s;
+      total += pw.poisson ? n : std::ceil(n);
+    }
+    return total;
+  }
+
+  // `n` absent: every default. Refuses (located at the key that asks for it) a requests.csv of
+  // more than max_rows rows, which would otherwise fill a disk and take hours to write; power.csv
+  // is bounded by power_sample_s's own range (at most 1e8 samples in a run).
+  OutputsSpec read_outputs(const std::optional<YamlNode>& n, const Scenario& s,
+                           const YamlNode& root) const {
     OutputsSpec o;
-    if (auto f = n.optional("requests")) o.requests = f->as_bool();
-    if (auto f = n.optional("minibatches")) o.minibatches = f->as_bool();
-    if (auto f = n.optional("epochs")) o.epochs = f->as_bool();
-    if (auto f = n.optional("power")) o.power = f->as_bool();
-    if (auto f = n.optional("trace")) o.trace = f->as_bool();
-    if (auto f = n.optional("power_sample_s")) {
-      o.power_sample_s = read_period_s(*f, duration_s, "samples");
+    if (n) {
+      n->allow_keys(
+          {"requests", "minibatches", "epochs", "power", "trace", "power_sample_s", "max_rows"});
+      if (auto f = n->optional("requests")) o.requests = f->as_bool();
+      if (auto f = n->optional("minibatches")) o.minibatches = f->as_bool();
+      if (auto f = n->optional("epochs")) o.epochs = f->as_bool();
+      if (auto f = n->optional("power")) o.power = f->as_bool();
+      if (auto f = n->optional("trace")) o.trace = f->as_bool();
+      if (auto f = n->optional("power_sample_s")) {
+        o.power_sample_s = read_period_s(*f, s.duration_s, "samples");
+      }
+      if (auto f = n->optional("max_rows")) {
+        o.max_rows = static_cast<std::uint64_t>(read_in(*f, kMaxRows));
+      }
+    }
+    if (o.requests) {
+      double rows = 0;
+      for (const InferenceStreamSpec& stream : s.inference) {
+        rows += expected_arrivals(stream.arrivals, s.duration_s);
+      }
+      if (rows > static_cast<double>(o.max_rows)) {
+        // Blame the key itself, else the limit, else the outputs map, else the duration.
+        std::optional<YamlNode> at = n ? n->optional("requests") : std::nullopt;
+        if (!at && n) at = n->optional("max_rows");
+        if (!at) at = n;
+        if (!at) at = root.optional("duration_s");
+        throw InputError(where(at ? *at : root), "outputs.requests",
+                         "requests.csv would have about " + with_commas(rows) +
+                             " rows (one per request arriving in " + format_number(s.duration_s) +
+                             " s), more than outputs.max_rows = " +
+                             with_commas(static_cast<double>(o.max_rows)) +
+                             ": set outputs.requests: false, shorten duration_s, or raise "
+                             "outputs.max_rows");
+      }
     }
     return o;
   }

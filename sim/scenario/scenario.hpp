@@ -133,6 +133,8 @@ struct OutputsSpec {
   bool power = true;            // power.csv
   bool trace = true;            // trace.json
   double power_sample_s = 1.0;  // jtop-like sampling period of power.csv
+  // Most rows a scenario may ask of requests.csv (checked when it is loaded).
+  std::uint64_t max_rows = 100'000'000;
 };
 
 struct Scenario {
