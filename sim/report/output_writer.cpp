@@ -29,6 +29,9 @@ void CompositeObserver::on_power(Time at, const std::vector<double>& rail_power_
 void CompositeObserver::on_queue_length(int stream, Time at, std::size_t queued) {
   for (RunObserver* o : observers_) o->on_queue_length(stream, at, queued);
 }
+void CompositeObserver::on_advance(Time now) {
+  for (RunObserver* o : observers_) o->on_advance(now);
+}
 void CompositeObserver::on_end(Time end) {
   for (RunObserver* o : observers_) o->on_end(end);
 }
@@ -79,6 +82,7 @@ void OutputWriter::on_power(Time at, const std::vector<double>& rail_power_w) {
 void OutputWriter::on_queue_length(int stream, Time at, std::size_t queued) {
   fan_out_.on_queue_length(stream, at, queued);
 }
+void OutputWriter::on_advance(Time now) { fan_out_.on_advance(now); }
 void OutputWriter::on_end(Time end) {
   end_ = end;
   fan_out_.on_end(end);

@@ -35,6 +35,7 @@ class CompositeObserver : public RunObserver {
   void on_epoch(const EpochRecord& epoch) override;
   void on_power(Time at, const std::vector<double>& rail_power_w) override;
   void on_queue_length(int stream, Time at, std::size_t queued) override;
+  void on_advance(Time now) override;
   void on_end(Time end) override;
 
  private:
@@ -56,6 +57,7 @@ class OutputWriter final : public RunObserver {
   void on_epoch(const EpochRecord& epoch) override;
   void on_power(Time at, const std::vector<double>& rail_power_w) override;
   void on_queue_length(int stream, Time at, std::size_t queued) override;
+  void on_advance(Time now) override;
   void on_end(Time end) override;
 
   // Completes every file, writes summary.json, then renames all into place (each a

@@ -51,6 +51,11 @@ void PowerCsv::on_power(Time at, const std::vector<double>& rail_power_w) {
   have_power_ = true;
 }
 
+void PowerCsv::on_advance(Time now) {
+  // Every change at or before `now` has been reported: samples before it are settled.
+  if (have_power_) emit_samples_before(now);
+}
+
 void PowerCsv::on_end(Time end) {
   end_ = end;
   ended_ = true;

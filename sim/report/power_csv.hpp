@@ -2,7 +2,9 @@
 // (on_power: "from `at` on"); row k is the instantaneous power at t_k = k * period, for k = 0, 1,
 // ... while t_k <= the run's end. A change exactly at t_k is seen by that sample (the new value
 // wins: power is right-continuous), and of several changes at one time the last one wins.
-// Columns: time_s,<rail>_w...,module_w (module = sum of rails).
+// Columns: time_s,<rail>_w...,module_w (module = sum of rails). Samples are written as soon as
+// they are settled: at the next change, and as the run advances (on_advance), so a long stretch
+// of constant power is written during the run, not all at its end.
 #pragma once
 
 #include <string>
@@ -18,6 +20,7 @@ class PowerCsv final : public FileObserver {
   PowerCsv(std::filesystem::path final_path, std::vector<std::string> rails, Time period, Time end);
 
   void on_power(Time at, const std::vector<double>& rail_power_w) override;
+  void on_advance(Time now) override;
   void on_end(Time end) override;
 
   // "time_s,VDD_GPU_SOC_w,...,module_w\n"

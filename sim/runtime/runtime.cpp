@@ -219,7 +219,7 @@ RunResult Runtime::run() {
   sim_.schedule_at(end_ / 2, [this] {
     for (const auto& stream : streams_) stream->mark_mid_run();
   });
-  if (progress_) {
+  if (progress_ || observer_ != nullptr) {
     // Pausing at step boundaries keeps every event's order (run_until runs all events up to and
     // at the horizon), so the results are the same bytes with or without a progress display.
     // A wall-clock run reports at least every kWallProgressStep of real time as well, so that
@@ -228,7 +228,8 @@ RunResult Runtime::run() {
     if (wall_) step = std::min(step, kWallProgressStep);
     for (Time reached = step; reached < end_; reached += step) {
       sim_.run_until(reached);
-      progress_(reached, end_);
+      if (observer_ != nullptr) observer_->on_advance(reached);
+      if (progress_) progress_(reached, end_);
     }
   }
   sim_.run_until(end_);

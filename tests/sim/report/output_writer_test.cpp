@@ -174,6 +174,44 @@ TEST_CASE("power samples take the piecewise-constant value at each sample time")
   CHECK(rows[5] == "0.2,11,12,23");
 }
 
+TEST_CASE("power samples are written as the run advances, not all at its end") {
+  TempDir dir;
+  const auto partial = dir.path() / "power.csv.partial";
+  PowerCsv power(dir.path() / "power.csv", {"A"}, kMicrosecond, 2 * kSecond);
+  power.on_power(0, {2});
+  // Constant power for a second: a million samples settled, tens of MB on disk already.
+  power.on_advance(kSecond);
+  CHECK(std::filesystem::file_size(partial) > 10'000'000);
+  power.on_end(2 * kSecond);
+  power.close(2 * kSecond);
+  power.publish();
+  const auto rows = lines_of(read_file(dir.path() / "power.csv"));
+  REQUIRE(rows.size() == 2'000'002);  // header, then 0, 1 us, ..., 2 s
+  CHECK(rows[1] == "0,2,2");
+  CHECK(rows[1'000'001] == "1,2,2");
+  CHECK(rows.back() == "2,2,2");
+}
+
+TEST_CASE("power.csv is the same whether or not the run reported its advances") {
+  TempDir dir;
+  for (const bool advances : {false, true}) {
+    PowerCsv power(dir.path() / (advances ? "b.csv" : "a.csv"), {"A"}, 50 * kMs, 1 * kSecond);
+    power.on_power(0, {1});
+    if (advances) power.on_advance(100 * kMs);  // a sample exactly at an advance waits
+    power.on_power(100 * kMs, {3});
+    if (advances) power.on_advance(420 * kMs);
+    power.on_power(430 * kMs, {5});
+    if (advances) power.on_advance(900 * kMs);
+    power.on_end(kSecond);
+    power.close(kSecond);
+    power.publish();
+  }
+  const std::string a = read_file(dir.path() / "a.csv");
+  CHECK(lines_of(a).size() == 22);
+  CHECK(lines_of(a)[3] == "0.1,3,3");
+  CHECK(a == read_file(dir.path() / "b.csv"));
+}
+
 TEST_CASE("power sampling stops at the last sample time not after the end") {
   TempDir dir;
   {
