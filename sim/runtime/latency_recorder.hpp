@@ -32,7 +32,6 @@ class LatencyRecorder {
   explicit LatencyRecorder(std::size_t expected = 0, std::size_t exact_limit = kExactLimit);
 
   void add(Time latency) {  // latency >= 0
-    sum_ns_ += static_cast<std::uint64_t>(latency);
     if (size_ < capacity_) [[likely]] {
       exact_[size_++] = latency;
       return;
@@ -55,10 +54,12 @@ class LatencyRecorder {
 
   std::size_t exact_limit_;
   std::unique_ptr<Time[]> exact_;
-  std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
+  // 32-bit (the exact limit is far below 2^32): a store of a latency cannot alias them, so the
+  // loop adding a batch's latencies keeps them in registers.
+  std::uint32_t size_ = 0;
+  std::uint32_t capacity_ = 0;
   std::unique_ptr<LatencyHistogram> histogram_;  // from the (exact_limit + 1)-th latency on
-  Uint128 sum_ns_ = 0;
+  Uint128 histogram_sum_ns_ = 0;                 // of every latency, once in the histogram
 };
 
 }  // namespace fulcrum::sim
