@@ -49,8 +49,9 @@ OutputWriter::OutputWriter(std::filesystem::path out_dir, const Scenario& scenar
   if (o.minibatches) {
     files_.push_back(std::make_unique<MinibatchesCsv>(out_dir_ / "minibatches.csv"));
   }
-  if (o.epochs && scenario.training)
+  if (o.epochs && scenario.training) {
     files_.push_back(std::make_unique<EpochsCsv>(out_dir_ / "epochs.csv"));
+  }
   if (o.power) {
     const Time period = from_seconds(o.power_sample_s);
     if (period <= 0) throw InputError("outputs.power_sample_s must be at least 1 ns");

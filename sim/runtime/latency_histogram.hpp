@@ -1,6 +1,6 @@
 // LatencyHistogram: counts of latencies in log-linear buckets (the HdrHistogram layout), so that
 // the nearest-rank percentiles of any number of values are known within a stated relative error in
-// bounded memory (docs/METRICS.md, "Percentiles").
+// bounded memory (docs/METRICS.md, "How latencies are kept").
 //
 //   LatencyHistogram h;
 //   h.add(latency_ns);
@@ -28,7 +28,7 @@ class LatencyHistogram {
   // Buckets for every value in [0, 2^63): the exact ones below 2^11, then 2^10 per power of two.
   static constexpr std::size_t kBuckets = std::size_t{64 - kSubBucketBits} << kSubBucketBits;
 
-  // Allocates kBuckets counters (432 KiB; pages never written are never touched).
+  // Allocates kBuckets zeroed counters (432 KiB), whatever values come.
   LatencyHistogram();
 
   void add(Time value);  // value >= 0

@@ -1,8 +1,8 @@
 // LatencyRecorder: the latencies of one stream's completed requests, in memory bounded whatever the
-// duration (docs/METRICS.md, "Percentiles"). The first kExactLimit latencies are kept as they are,
-// so a stream that completed at most that many reports exact nearest-rank percentiles; from the
-// next one on they are counted in a LatencyHistogram (within 2^-11 relative error). The mean uses
-// an exact integer sum and the maximum is exact either way.
+// duration (docs/METRICS.md, "How latencies are kept"). The first kExactLimit latencies are kept as
+// they are, so a stream that completed at most that many reports exact nearest-rank percentiles;
+// from the next one on they are counted in a LatencyHistogram (within 2^-11 relative error). The
+// mean uses an exact integer sum and the maximum is exact either way.
 //
 //   LatencyRecorder latencies(expected_requests);   // reserves min(expected, kExactLimit)
 //   latencies.add(completion - arrival);

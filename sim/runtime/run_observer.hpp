@@ -59,9 +59,9 @@ class RunObserver {
   // Queued (not yet dispatched) requests of a stream changed to `queued` at `at`.
   virtual void on_queue_length(int /*stream*/, Time /*at*/, std::size_t /*queued*/) {}
   // Simulated time has reached `now`: every event at or before it has run, so nothing reported
-  // later happens at or before `now`. Called kProgressSteps times over a run (runner.hpp), so
-  // that writers of time series (power.csv) can write what is settled as the run goes instead of
-  // all at the end.
+  // later happens at or before `now`. Called at each progress step before the end (every
+  // end / kProgressSteps of simulated time, more often in a wall-clock run; runner.hpp), so that
+  // writers of time series (power.csv) can write what is settled as the run goes, not at its end.
   virtual void on_advance(Time /*now*/) {}
   // The run ended at `end` (== scenario duration).
   virtual void on_end(Time /*end*/) {}
