@@ -13,7 +13,7 @@ namespace fulcrum::sim {
 namespace {
 
 // The backlog cap (docs/METRICS.md, Stability rule 1): 30 s of arrivals, at least 10,000
-// requests, at most 2^22 (4,194,304: 32 MiB of arrival times plus 64 MiB of batches of 1), and
+// requests, at most 2^22 (4,194,304: 32 MiB of arrival times plus 96 MiB of batches of 1), and
 // always room for a full batch on the GPU while the next one fills.
 constexpr std::size_t kMinQueueCap = 10'000;                // requests
 constexpr double kQueueCapSeconds = 30.0;                   // of arrivals at the nominal rate
@@ -92,8 +92,7 @@ void InferenceStream::on_timer() {
 
 void InferenceStream::dispatch() {
   assert(waiting_ > 0 && waiting_ <= batch_size_);
-  batches_.push_back(Batch{waiting_, sim_.now()});
-  ++next_batch_id_;
+  batches_.push_back(Batch{next_batch_id_++, waiting_, sim_.now()});
   waiting_ = 0;
   if (max_wait_) {
     sim_.cancel(timer_);
@@ -111,14 +110,13 @@ void InferenceStream::start(Time now, StartedItem& started) {
   started.item.workload = &workload_;
   started.item.phase = models::Phase::inference;
   started.item.batch_size = static_cast<int>(batch.size);
-  started.id = front_batch_id();
+  started.id = batch.id;
   started.fetch_stall = 0;
 }
 
 void InferenceStream::finish(Time now, Time standalone) {
   assert(running_ && !batches_.empty());
   const Batch batch = batches_.front();
-  const std::uint64_t batch_id = front_batch_id();
   if (observer_ == nullptr) {
     // The common benchmark and sweep case: only latencies to record, so read the batch's requests
     // in place and drop them in one step instead of testing the observer per request.
@@ -133,7 +131,7 @@ void InferenceStream::finish(Time now, Time standalone) {
       assert(now - arrival >= now - start_ && "latency covers at least the execution time");
       latencies_.add(now - arrival);
       observer_->on_request(
-          RequestRecord{index_, completed_ + j, batch_id, arrival, batch.dispatch, start_, now});
+          RequestRecord{index_, completed_ + j, batch.id, arrival, batch.dispatch, start_, now});
       requests_.pop_front();
     }
   }

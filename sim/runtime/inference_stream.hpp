@@ -74,14 +74,11 @@ class InferenceStream final : public WorkContext {
   const LatencyRecorder& latencies() const { return latencies_; }
 
  private:
-  // A dispatched batch; its id is implied by its place (ids are consecutive in dispatch order), so
-  // that a backlog of batches of 1 costs 16 bytes a request here.
   struct Batch {
+    std::uint64_t id = 0;
     std::size_t size = 0;
     Time dispatch = 0;
   };
-
-  std::uint64_t front_batch_id() const { return next_batch_id_ - batches_.size(); }
 
   void schedule_next_arrival();
   void on_arrival();
