@@ -120,10 +120,10 @@ void InferenceStream::finish(Time now, Time standalone) {
   if (observer_ == nullptr) {
     // The common benchmark and sweep case: only latencies to record, so read the batch's requests
     // in place and drop them in one step instead of testing the observer per request.
-    for (std::size_t j = 0; j < batch.size; ++j) {
+    latencies_.add_n(batch.size, [&](std::size_t j) {
       assert(now - requests_[j] >= now - start_ && "latency covers at least the execution time");
-      latencies_.add(now - requests_[j]);
-    }
+      return now - requests_[j];
+    });
     requests_.pop_front(batch.size);
   } else {
     for (std::size_t j = 0; j < batch.size; ++j) {

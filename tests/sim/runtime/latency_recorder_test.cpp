@@ -214,3 +214,28 @@ TEST_CASE("the mean latency is exact over sums no double holds") {
   REQUIRE(s);
   CHECK(s->mean_ms == Approx(static_cast<double>(expected_ns) * 1e-6).epsilon(1e-15));
 }
+
+TEST_CASE("adding a batch of latencies at once is adding them one by one, across the limit") {
+  // Batches of 7 into a recorder that keeps 50 exactly: the 8th batch crosses the limit.
+  LatencyRecorder by_batch(0, 50);
+  LatencyRecorder one_by_one(0, 50);
+  std::mt19937_64 g(11);
+  const Draw draw = distributions()[1].draw;
+  for (int b = 0; b < 20; ++b) {
+    std::vector<Time> batch(7);
+    for (Time& v : batch) v = draw(g);
+    by_batch.add_n(batch.size(), [&](std::size_t j) { return batch[j]; });
+    for (Time v : batch) one_by_one.add(v);
+    CHECK(by_batch.count() == one_by_one.count());
+    CHECK(by_batch.is_exact() == one_by_one.is_exact());
+  }
+  CHECK_FALSE(by_batch.is_exact());
+  const std::optional<LatencyStats> a = by_batch.stats();
+  const std::optional<LatencyStats> b = one_by_one.stats();
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->mean_ms == b->mean_ms);
+  CHECK(a->p50_ms == b->p50_ms);
+  CHECK(a->p99_ms == b->p99_ms);
+  CHECK(a->max_ms == b->max_ms);
+}
