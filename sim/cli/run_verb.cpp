@@ -54,8 +54,8 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         "             [--backend NAME] [--clock virtual|wall] [--quiet] [--progress]",
         "Runs a scenario file (see docs/SCENARIOS.md) on a backend, the simulated one by\n"
         "default. Prints summary.json on stdout and writes summary.json, requests.csv,\n"
-        "minibatches.csv, power.csv, trace.json and run.json into the output folder; on\n"
-        "bad input nothing is written.\n\n"
+        "minibatches.csv, epochs.csv, power.csv, trace.json and run.json into the output\n"
+        "folder (docs/METRICS.md); on bad input nothing is written.\n\n"
         "Output folder: a run writes into a hidden folder beside it and replaces the whole\n"
         "folder at once when it succeeds, so the folder holds one complete result (or the\n"
         "previous one) at every moment. It must be absent, empty or an earlier result: a\n"

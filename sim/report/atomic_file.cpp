@@ -25,6 +25,13 @@ AtomicFile::~AtomicFile() {
   if (!published_) discard();
 }
 
+void AtomicFile::row_limit_exceeded() const {
+  throw InputError(std::nullopt, "outputs.max_rows",
+                   final_path_.filename().string() + " reached " + std::to_string(max_rows_) +
+                       " rows, the limit; raise outputs.max_rows (e.g. --set "
+                       "outputs.max_rows=1e9) or turn the file off in outputs");
+}
+
 void AtomicFile::write(std::string_view s) {
   if (s.size() <= kMaxReserveBytes) {
     char* p = reserve(s.size());

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cassert>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -36,7 +37,13 @@ class AtomicFile {
   void commit(char* end) {
     size_ = static_cast<std::size_t>(end - buffer_.get());
     if (size_ >= kFlushBytes) flush();
+    if (++rows_ > max_rows_) row_limit_exceeded();
   }
+
+  // At most `rows` commit()s -- rows of a CSV, events of a trace -- after which the next one
+  // throws InputError naming the file and the scenario key that sets the limit
+  // (outputs.max_rows): no output grows past a stated size unless the user asked for it.
+  void limit_rows(std::uint64_t rows) { max_rows_ = rows; }
   void write(std::string_view s);
   // Throws fulcrum::Error on a write failure (disk full, ...), Interrupted when a signal came
   // (sim/report/interrupt.hpp).
@@ -56,6 +63,7 @@ class AtomicFile {
 
  private:
   void write_raw(const char* data, std::size_t size);
+  [[noreturn]] void row_limit_exceeded() const;
 
   std::filesystem::path final_path_;
   std::filesystem::path temp_path_;
@@ -63,6 +71,8 @@ class AtomicFile {
   std::unique_ptr<char[]> buffer_;
   std::size_t size_ = 0;
   bool published_ = false;
+  std::uint64_t rows_ = 0;
+  std::uint64_t max_rows_ = UINT64_MAX;
 };
 
 }  // namespace fulcrum::sim

@@ -22,6 +22,8 @@ class FileObserver : public RunObserver {
   void publish() { file_.publish(); }
   void discard() noexcept { file_.discard(); }
   const std::filesystem::path& final_path() const { return file_.final_path(); }
+  // At most `rows` rows (events of a trace); see AtomicFile::limit_rows.
+  void limit_rows(std::uint64_t rows) { file_.limit_rows(rows); }
 
  protected:
   virtual void write_tail(Time /*end*/) {}

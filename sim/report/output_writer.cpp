@@ -67,7 +67,14 @@ OutputWriter::OutputWriter(std::filesystem::path out_dir, const Scenario& scenar
     files_.push_back(std::make_unique<TraceJson>(out_dir_ / "trace.json", rails, std::move(names),
                                                  scenario.training.has_value()));
   }
-  for (auto& f : files_) fan_out_.add(f.get());
+  // Rows (events) per file are capped at outputs.max_rows while the run goes: requests.csv is
+  // refused up front when its arrivals exceed it, but minibatches, epochs and trace events depend
+  // on what the model says, so they are counted as written. power.csv has its own bound (at most
+  // 1e8 sampling periods per run, checked by the loader).
+  for (auto& f : files_) {
+    if (f->final_path().filename() != "power.csv") f->limit_rows(o.max_rows);
+    fan_out_.add(f.get());
+  }
 }
 
 OutputWriter::~OutputWriter() {

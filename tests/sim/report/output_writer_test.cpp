@@ -148,6 +148,36 @@ TEST_CASE("the output writer streams the rows it is given") {
   CHECK(items[3] == "1,inference,1,2,0.14,0.19,50,50,0,1.2,extrapolated");
 }
 
+TEST_CASE("a file that reaches outputs.max_rows stops the run with one line and leaves nothing") {
+  TempDir dir;
+  Scenario scenario = testing::small_scenario();
+  scenario.outputs.max_rows = 2;  // the small run writes 3 minibatches and 4 requests
+  scenario.outputs.requests = false;
+  scenario.outputs.trace = false;
+  try {
+    OutputWriter writer(dir.path(), scenario, testing::orin_rails());
+    replay_small_run(writer);
+    FAIL("the third minibatch row should have been refused");
+  } catch (const fulcrum::InputError& e) {
+    CHECK(e.key_path() == "outputs.max_rows");
+    CHECK_THAT(e.what(), Catch::Contains("minibatches.csv reached 2 rows, the limit"));
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);
+  }
+  // The writer's destructor discarded what it had staged.
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    INFO(entry.path().string());
+    CHECK(entry.path().extension() != ".partial");
+    CHECK(entry.path().filename() != "minibatches.csv");
+  }
+  // power.csv is bounded by its sampling period instead: two rows are not a limit for it.
+  scenario.outputs.minibatches = false;
+  scenario.outputs.epochs = false;
+  OutputWriter writer(dir.path(), scenario, testing::orin_rails());
+  replay_small_run(writer);
+  writer.finish(testing::small_result());
+  CHECK(lines_of(read_file(dir.path() / "power.csv")).size() > 2);
+}
+
 TEST_CASE("power samples take the piecewise-constant value at each sample time") {
   TempDir dir;
   {
