@@ -21,30 +21,18 @@
 #include "sim/cli/scenario_run.hpp"
 #include "sim/config/trace_loader.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace fulcrum;
 using namespace fulcrum::sim;
+using fulcrum::testing::TempDir;
 
 namespace {
 
 fs::path scenario_file(const std::string& name) {
   return fs::path(FULCRUM_SOURCE_DIR) / "scenarios" / (name + ".yaml");
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("fulcrum-scenarios-test-" + std::to_string(::getpid()) +
-                                        "-" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -59,7 +47,7 @@ struct Ran {
   ScenarioRun run;
   explicit Ran(const std::string& name, std::vector<std::string> overrides = {})
       : run(run_scenario_file(scenario_file(name).string(),
-                              options(dir.path / "out", std::move(overrides)))) {}
+                              options(dir.path() / "out", std::move(overrides)))) {}
   static RunOptions options(const fs::path& out_dir, std::vector<std::string> overrides) {
     RunOptions o;
     o.out_dir = out_dir;
@@ -68,7 +56,7 @@ struct Ran {
   }
   const RunResult& result() const { return run.result; }
   const Scenario& scenario() const { return run.prepared.resolved.scenario; }
-  fs::path out() const { return dir.path / "out"; }
+  fs::path out() const { return dir.path() / "out"; }
 
   // Standalone time of one minibatch at the run's power mode, as the backend executes it.
   double minibatch_ms(const models::Workload* w, models::Phase phase, int batch) const {
@@ -606,10 +594,10 @@ TEST_CASE("a wall-clock run of the quickstart gives the bytes of its virtual-tim
   RunOptions wall;
   wall.overrides = {"duration_s=2"};
   wall.real_time = true;
-  wall.out_dir = dir.path / "wall";
+  wall.out_dir = dir.path() / "wall";
   RunOptions virtual_time = wall;
   virtual_time.real_time = false;
-  virtual_time.out_dir = dir.path / "virtual";
+  virtual_time.out_dir = dir.path() / "virtual";
   const auto start = std::chrono::steady_clock::now();
   const ScenarioRun w = run_scenario_file(scenario_file("quickstart").string(), wall);
   CHECK(std::chrono::steady_clock::now() - start >= std::chrono::seconds(2));
@@ -620,12 +608,12 @@ TEST_CASE("a wall-clock run of the quickstart gives the bytes of its virtual-tim
   for (const char* f : {"summary.json", "requests.csv", "minibatches.csv", "epochs.csv",
                         "power.csv", "trace.json"}) {
     INFO(f);
-    const std::string x = slurp(dir.path / "wall" / f);
+    const std::string x = slurp(dir.path() / "wall" / f);
     CHECK_FALSE(x.empty());
-    CHECK(x == slurp(dir.path / "virtual" / f));
+    CHECK(x == slurp(dir.path() / "virtual" / f));
   }
-  CHECK(slurp(dir.path / "wall" / "run.json").find("\"clock\": \"wall\"") != std::string::npos);
-  CHECK(slurp(dir.path / "virtual" / "run.json").find("\"clock\": \"virtual\"") !=
+  CHECK(slurp(dir.path() / "wall" / "run.json").find("\"clock\": \"wall\"") != std::string::npos);
+  CHECK(slurp(dir.path() / "virtual" / "run.json").find("\"clock\": \"virtual\"") !=
         std::string::npos);
 }
 

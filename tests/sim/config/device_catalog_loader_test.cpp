@@ -12,11 +12,13 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::models;
 using fulcrum::sim::load_device_catalog;
 using fulcrum::sim::load_device_file;
+using fulcrum::testing::TempDir;
 
 namespace {
 
@@ -28,30 +30,6 @@ const DeviceCatalog& shipped() {
   static const DeviceCatalog catalog = load_device_catalog(devices_dir);
   return catalog;
 }
-
-// A scratch folder removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() /
-            ("fulcrum-devices-" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
 
 // A small valid device file; line numbers matter to the error tests below.
 std::vector<std::string> tiny_lines() {
@@ -293,7 +271,7 @@ TEST_CASE("a valid minimal device file loads with all its fields", "[device_cata
   TempDir dir;
   dir.write("tiny.yaml", join(tiny_lines()));
   dir.write("README.txt", "not a device");
-  const DeviceCatalog catalog = load_device_catalog(dir.str());
+  const DeviceCatalog catalog = load_device_catalog(dir.path().string());
   REQUIRE(catalog.names() == std::vector<std::string>{"tiny"});
   const DeviceSpec& d = catalog.get("tiny");
   CHECK(d.gpu_tpc_slots == 2);
@@ -379,6 +357,7 @@ TEST_CASE("a device whose name differs from its file name is rejected", "[device
 
 TEST_CASE("a missing or empty device folder is an input error", "[device_catalog_loader]") {
   TempDir dir;
-  CHECK_THROWS_WITH(load_device_catalog(dir.str()), dir.str() + ": no *.yaml device files");
-  CHECK_THROWS_AS(load_device_catalog(dir.str() + "/nowhere"), InputError);
+  CHECK_THROWS_WITH(load_device_catalog(dir.path().string()),
+                    dir.path().string() + ": no *.yaml device files");
+  CHECK_THROWS_AS(load_device_catalog(dir.path().string() + "/nowhere"), InputError);
 }

@@ -13,10 +13,12 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/overrides.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace fulcrum;
 using namespace fulcrum::sim;
+using fulcrum::testing::TempDir;
 
 namespace {
 
@@ -43,27 +45,6 @@ outputs: {requests: true, minibatches: true, power: true, trace: true}
 const char* kMinimal = R"(version: 1
 training: {workload: resnet18, dataset: cifar10}
 )";
-
-// A scratch folder removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("fulcrum-loader-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = path / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-};
 
 LoadedScenario parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
   return parse_scenario(text, "s.yaml", overrides);
@@ -340,7 +321,7 @@ TEST_CASE("trace arrivals are read relative to the scenario file", "[loader]") {
   const Scenario s = load_scenario(path);
   const auto& t = std::get<TraceArrivals>(s.inference[0].arrivals);
   CHECK(t.arrival_s == std::vector<double>{0.0, 0.5, 0.5, 2.25});
-  CHECK(fs::equivalent(t.path, dir.path / "traces/t.csv"));
+  CHECK(fs::equivalent(t.path, dir.path() / "traces/t.csv"));
   CHECK(s.source_path == path);
   CHECK(s.name == "full-example");
 
@@ -377,7 +358,7 @@ TEST_CASE("the performance model is analytic by default, or a table over profile
   const Scenario loaded = load_scenario(one);
   const auto& t = std::get<TablePerfModel>(loaded.device.perf_model);
   REQUIRE(t.paths.size() == 1);
-  CHECK(fs::equivalent(t.paths[0], dir.path / "profiles/a.csv"));
+  CHECK(fs::equivalent(t.paths[0], dir.path() / "profiles/a.csv"));
   const std::string two = dir.write(
       "two.yaml",
       replace(kFull, "power_mode: MAXN}",
@@ -933,12 +914,12 @@ TEST_CASE("profile tables are at most 64 and paths at most 4096 bytes", "[loader
   const auto with_tables = [&](int n) {
     return "device.perf_model={table: [" + repeated("p.csv", n) + "]}";
   };
-  CHECK(
-      std::get<TablePerfModel>(parse_scenario(kFull, "s.yaml", {with_tables(64)}, dir.path.string())
-                                   .scenario.device.perf_model)
-          .paths.size() == 64);
+  CHECK(std::get<TablePerfModel>(
+            parse_scenario(kFull, "s.yaml", {with_tables(64)}, dir.path().string())
+                .scenario.device.perf_model)
+            .paths.size() == 64);
   const InputError many =
-      error_of([&] { parse_scenario(kFull, "s.yaml", {with_tables(65)}, dir.path.string()); });
+      error_of([&] { parse_scenario(kFull, "s.yaml", {with_tables(65)}, dir.path().string()); });
   CHECK(many.key_path() == "device.perf_model.table");
   CHECK(many.problem() == "at most 64 profile CSVs, got 65");
 

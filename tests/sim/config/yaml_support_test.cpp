@@ -16,10 +16,12 @@
 #include "sim/config/calibration_loader.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/scenario_loader.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace fulcrum;
 using namespace fulcrum::sim;
+using fulcrum::testing::TempDir;
 
 namespace {
 
@@ -56,24 +58,6 @@ bool is_one_printable_line(const std::string& s) {
   }
   return true;
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("fulcrum-yaml-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name, std::ios::binary) << text;
-    return (path / name).string();
-  }
-};
 
 }  // namespace
 
@@ -266,11 +250,11 @@ TEST_CASE("a YAML file that is not a regular file or is too large is refused bef
   const InputError zero = error_of([] { YamlDoc::load("/dev/zero"); });
   CHECK(std::string(zero.what()) ==
         "/dev/zero: is not a regular file (a device, FIFO or socket is not read as YAML)");
-  const std::string fifo = (dir.path / "fifo.yaml").string();
+  const std::string fifo = (dir.path() / "fifo.yaml").string();
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   CHECK_THAT(error_of([&] { load_scenario(fifo); }).problem(),
              Catch::StartsWith("is not a regular file"));
-  CHECK_THAT(error_of([&] { YamlDoc::load(dir.path.string()); }).problem(),
+  CHECK_THAT(error_of([&] { YamlDoc::load(dir.path().string()); }).problem(),
              Catch::StartsWith("is a directory"));
 
   // At the limit it is read; one byte more and it is not (a comment pads the file).
