@@ -13,11 +13,13 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/overrides.hpp"
+#include "tests/input_error.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace fulcrum;
 using namespace fulcrum::sim;
+using fulcrum::testing::error_of;
 using fulcrum::testing::TempDir;
 
 namespace {
@@ -48,18 +50,6 @@ training: {workload: resnet18, dataset: cifar10}
 
 LoadedScenario parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
   return parse_scenario(text, "s.yaml", overrides);
-}
-
-// The InputError thrown by `f`, or a test failure.
-template <typename F>
-InputError error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  throw std::logic_error("unreachable");
 }
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {

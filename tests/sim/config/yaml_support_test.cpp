@@ -16,11 +16,13 @@
 #include "sim/config/calibration_loader.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/scenario_loader.hpp"
+#include "tests/input_error.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace fulcrum;
 using namespace fulcrum::sim;
+using fulcrum::testing::error_of;
 using fulcrum::testing::TempDir;
 
 namespace {
@@ -34,17 +36,6 @@ inference:
     batch_size: 4
     arrivals: {process: fixed, rate_per_s: 10}
 )";
-
-template <typename F>
-InputError error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  throw std::logic_error("unreachable");
-}
 
 InputError scenario_error(const std::string& text, const std::vector<std::string>& sets = {}) {
   return error_of([&] { parse_scenario(text, "s.yaml", sets); });

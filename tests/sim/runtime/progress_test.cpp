@@ -16,13 +16,19 @@ struct Observed {
   std::vector<ItemRecord> items;
 };
 
-Observed busy_run(ProgressFn progress) {
+// 20 s of training next to a Poisson stream with max_wait_ms: every kind of event.
+Harness busy_harness() {
   Harness h;
   h.scenario = base_scenario(20.0);
   h.scenario.training = training_spec(16);
   h.scenario.inference.push_back(stream_spec("s0", 4, PoissonArrivals{60}, 30.0));
   h.backend.set(h.train, Phase::training, {30, 0});
   h.backend.set(h.infer, Phase::inference, {12, 0});
+  return h;
+}
+
+Observed busy_run(ProgressFn progress) {
+  Harness h = busy_harness();
   RecordingObserver obs;
   Observed o;
   o.result = h.run(&obs, std::move(progress));
@@ -90,12 +96,7 @@ TEST_CASE("an observer hears the run advance, and nothing it hears later is at o
     int reports = 0;
     int reports_in_the_past = 0;
   };
-  Harness h;
-  h.scenario = base_scenario(20.0);
-  h.scenario.training = training_spec(16);
-  h.scenario.inference.push_back(stream_spec("s0", 4, PoissonArrivals{60}, 30.0));
-  h.backend.set(h.train, Phase::training, {30, 0});
-  h.backend.set(h.infer, Phase::inference, {12, 0});
+  Harness h = busy_harness();
   TimeLog log;
   h.run(&log);  // no progress display: the observer alone asks for the steps
   REQUIRE(log.advances.size() == static_cast<std::size_t>(kProgressSteps - 1));
