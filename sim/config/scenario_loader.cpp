@@ -59,6 +59,9 @@ constexpr Range kTimesliceUs{limits::kMinTimesliceUs, limits::kMaxTimesliceUs, "
                              "a slice of at least 1 ns", "a slice of at most 1 s"};
 constexpr Range kContextSwitchUs{0, limits::kMaxContextSwitchUs, " us", "",
                                  "a switch of at most 1 s"};
+constexpr Range kWindowRisk{limits::kMinWindowRisk, limits::kMaxWindowRisk, "",
+                            "a quantile within double precision",
+                            "more would train through most batches"};
 constexpr Range kRatePerS{limits::kMinRatePerS, limits::kMaxRatePerS, " requests/s",
                           "at least one request per 1e6 s", "at most one request per microsecond"};
 constexpr Range kSegmentStartS{0, limits::kMaxDurationS, " s", "", kLongestRun};
@@ -314,12 +317,22 @@ class ScenarioReader {
       g.policy = read_policy(n);
       return g;
     }
-    n.allow_keys({"policy", "timeslice_us", "context_switch_us"});
+    n.allow_keys({"policy", "variant", "risk", "timeslice_us", "context_switch_us"});
     g.policy = read_policy(n.required("policy"));
     for (const char* key : {"timeslice_us", "context_switch_us"}) {
       if (auto f = n.optional(key); f && g.policy != SharingPolicy::native) {
         f->fail("applies only to policy: native");
       }
+    }
+    if (auto v = n.optional("variant")) {
+      if (g.policy != SharingPolicy::managed) v->fail("applies only to policy: managed");
+      g.variant = read_variant(*v);
+    }
+    if (auto r = n.optional("risk")) {
+      if (g.policy != SharingPolicy::managed || g.variant != ManagedVariant::windowed) {
+        r->fail("applies only to policy: managed with variant: windowed");
+      }
+      g.risk = read_in(*r, kWindowRisk);
     }
     const std::optional<YamlNode> slice = n.optional("timeslice_us");
     const std::optional<YamlNode> change = n.optional("context_switch_us");
@@ -347,6 +360,14 @@ class ScenarioReader {
       if (s == to_string(p)) return p;
     }
     n.fail("unknown policy '" + s + "' (known: managed, native, sequential)");
+  }
+
+  static ManagedVariant read_variant(const YamlNode& n) {
+    const std::string s = n.as_string();
+    for (ManagedVariant v : {ManagedVariant::windowed, ManagedVariant::greedy}) {
+      if (s == to_string(v)) return v;
+    }
+    n.fail("unknown variant '" + s + "' (known: windowed, greedy)");
   }
 
   TrainingSpec read_training(const YamlNode& n, ScenarioSources& sources) const {

@@ -156,6 +156,12 @@ std::string summary_json(const RunResult& result, const Scenario& scenario) {
   w.key("gpu_tpcs").value(result.mode.gpu_tpcs);
   w.end_object();
   w.key("gpu_sharing").value(result.gpu_sharing);
+  w.key("gpu_sharing_variant");
+  if (result.gpu_sharing_variant.empty()) {
+    w.null();
+  } else {
+    w.value(result.gpu_sharing_variant);
+  }
   w.key("perf_model").value(result.perf_model);
   write_training(w, result.training);
   w.key("inference").begin_array();
@@ -197,8 +203,11 @@ const char* met(const std::optional<bool>& b) {
 
 std::string format_summary_text(const RunResult& r) {
   std::string out;
+  const std::string sharing = r.gpu_sharing_variant.empty()
+                                  ? r.gpu_sharing
+                                  : r.gpu_sharing + " (" + r.gpu_sharing_variant + ")";
   appendf(out, "%s: %s, %s, %s, %.6g s simulated, seed %llu\n", r.scenario.c_str(),
-          r.device.c_str(), power_mode_label(r.mode).c_str(), r.gpu_sharing.c_str(), r.duration_s,
+          r.device.c_str(), power_mode_label(r.mode).c_str(), sharing.c_str(), r.duration_s,
           static_cast<unsigned long long>(r.seed));
   if (r.training) {
     const TrainingResult& t = *r.training;

@@ -1,5 +1,6 @@
 #include "sim/runtime/arrival_process.hpp"
 
+#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -73,7 +74,7 @@ ArrivalProcess::ArrivalProcess(const ArrivalSpec& spec, const models::RngStreams
   }
 }
 
-std::optional<Time> ArrivalProcess::checked(double t_s) {
+std::optional<Time> ArrivalProcess::checked(double t_s) const {
   if (!(t_s < end_s_ + 1)) return std::nullopt;  // far past the end: avoid Time overflow
   // Round to the nearest nanosecond; t_s >= 0, so truncating t + 0.5 is that rounding, without
   // the library call of llround on the hot path.
@@ -126,6 +127,47 @@ std::optional<Time> ArrivalProcess::next_piecewise_even() {
     count_ = 0;
   }
   return std::nullopt;
+}
+
+bool ArrivalProcess::peek(std::uint64_t j, Time& t) const {
+  assert(j >= 1 && is_deterministic());
+  std::optional<Time> at;
+  switch (kind_) {
+    case Kind::fixed:
+      // next_into()'s expression for arrival count_ + j - 1.
+      t = static_cast<Time>(static_cast<double>(count_ + j - 1) * period_ns_ + 0.5);
+      return t < end_;
+    case Kind::trace:
+      if (j - 1 < trace_s_.size() - trace_index_) at = checked(trace_s_[trace_index_ + j - 1]);
+      break;
+    case Kind::piecewise_even: {
+      // next_piecewise_even() on copies of its position, j times.
+      std::size_t segment = segment_;
+      std::uint64_t count = count_;
+      while (!at && segment < segments_.size()) {
+        const RateSegment& s = segments_[segment];
+        if (s.start_s >= end_s_) return false;
+        if (s.rate_per_s > 0) {
+          const double t_s = s.start_s + static_cast<double>(count) / s.rate_per_s;
+          if (t_s < segment_end_s(segment)) {
+            ++count;
+            if (--j == 0) at = checked(t_s);
+            if (!at && j == 0) return false;
+            continue;
+          }
+        }
+        ++segment;
+        count = 0;
+      }
+      break;
+    }
+    case Kind::poisson:
+    case Kind::piecewise_poisson:
+      return false;
+  }
+  if (!at) return false;
+  t = *at;
+  return true;
 }
 
 std::optional<Time> ArrivalProcess::next_piecewise_poisson() {

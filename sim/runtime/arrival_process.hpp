@@ -53,6 +53,17 @@ class ArrivalProcess {
     return t < end_;
   }
 
+  // Whether the arrival times are fixed in advance (fixed, evenly spaced piecewise, trace), so
+  // that peek() can tell those to come; Poisson processes (plain or piecewise) are random.
+  bool is_deterministic() const {
+    return kind_ == Kind::fixed || kind_ == Kind::piecewise_even || kind_ == Kind::trace;
+  }
+
+  // Deterministic processes only: writes the j-th arrival (j >= 1) after those next() has
+  // produced, without producing it, and returns true; false when none remains before `end`.
+  // O(1) for fixed and trace, O(j + segments) for piecewise.
+  bool peek(std::uint64_t j, Time& t) const;
+
   // The long-run rate this process offers, requests per second: fixed and poisson their rate,
   // piecewise its highest segment rate, trace its count before `end` divided by the run length.
   double nominal_rate_per_s() const { return nominal_rate_per_s_; }
@@ -63,7 +74,7 @@ class ArrivalProcess {
   bool next_other(Time& t);
   std::optional<Time> next_piecewise_even();
   std::optional<Time> next_piecewise_poisson();
-  std::optional<Time> checked(double t_s);
+  std::optional<Time> checked(double t_s) const;
   // End of segment i in seconds (infinity for the last).
   double segment_end_s(std::size_t i) const;
 

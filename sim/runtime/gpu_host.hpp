@@ -63,6 +63,15 @@ class GpuHost {
   // through GpuSharingPolicy::on_work_ready from an event of its own.
   virtual void finish_item(int context) = 0;
 
+  // The predicted standalone time of the context's next item -- a training minibatch, or a full
+  // batch of an inference stream -- from the run's performance model (what the simulated backend
+  // runs, before any noise it adds). Constant for the run: the mode and batch sizes are.
+  virtual Time predicted_duration(int context) = 0;
+
+  // Inference contexts: the earliest time, from now() on, at which the stream can next have a
+  // batch ready (InferenceStream::next_ready_bound, at the scenario's gpu_sharing.risk).
+  virtual Time next_ready_bound(int context) const = 0;
+
   // Rails of the device (the size of every power vector).
   virtual std::size_t rail_count() const = 0;
 

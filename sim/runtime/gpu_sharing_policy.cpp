@@ -9,7 +9,7 @@ namespace fulcrum::sim {
 std::unique_ptr<GpuSharingPolicy> make_gpu_sharing_policy(const GpuSharing& spec, GpuHost& host) {
   switch (spec.policy) {
     case SharingPolicy::managed:
-      return std::make_unique<ManagedPolicy>(host);
+      return std::make_unique<ManagedPolicy>(host, spec.variant);
     case SharingPolicy::native:
       return std::make_unique<NativePolicy>(host, spec.timeslice_us, spec.context_switch_us);
     case SharingPolicy::sequential:

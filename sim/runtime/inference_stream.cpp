@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <boost/math/special_functions/gamma.hpp>
+#include <limits>
 #include <utility>
 
 #include "models/error.hpp"
@@ -59,7 +61,10 @@ void InferenceStream::schedule_next_arrival() {
   Time t = 0;
   if (arrivals_.next_into(t)) {
     assert(t >= sim_.now());
+    next_arrival_ = t;
     sim_.schedule_at(t, [this] { on_arrival(); });
+  } else {
+    next_arrival_.reset();
   }
 }
 
@@ -71,6 +76,7 @@ void InferenceStream::on_arrival() {
     // Bounded memory: an overloaded stream stops storing arrivals while its backlog is at the cap.
     if (!overflow_at_) overflow_at_ = now;
     ++dropped_;
+    full_at_.reset();  // the batch now fills one arrival later
     return;
   }
   requests_.push_back(now);
@@ -94,12 +100,67 @@ void InferenceStream::dispatch() {
   assert(waiting_ > 0 && waiting_ <= batch_size_);
   batches_.push_back(Batch{next_batch_id_++, waiting_, sim_.now()});
   waiting_ = 0;
+  full_at_.reset();
   if (max_wait_) {
     sim_.cancel(timer_);
     timer_ = EventId{};
   }
   if (observer_ != nullptr) observer_->on_queue_length(index_, sim_.now(), 0);
   on_ready_();
+}
+
+Time InferenceStream::next_ready_bound(Time now, double risk) const {
+  constexpr Time kNever = std::numeric_limits<Time>::max();
+  if (!batches_.empty()) return now;
+  assert(waiting_ < batch_size_);
+  const std::size_t missing = batch_size_ - waiting_;  // requests until the batch is full
+  const auto at_or_never = [](const std::optional<Time>& t) { return t ? *t : kNever; };
+  const auto after = [&](double seconds) {
+    // now + seconds, saturating: a quantile can lie far past the end of any run.
+    const double ns = std::ceil(seconds * 1e9);
+    return ns < static_cast<double>(kNever - now) ? now + static_cast<Time>(ns) : kNever;
+  };
+  Time bound = kNever;
+  std::optional<Time> timer_from;  // when the max_wait_ms timer of the filling batch starts
+  if (arrivals_.is_deterministic()) {
+    if (!full_at_) {
+      std::optional<Time> full;
+      Time t = 0;
+      if (next_arrival_ && (missing == 1 || arrivals_.peek(missing - 1, t))) {
+        full = missing == 1 ? *next_arrival_ : t;
+      }
+      full_at_ = full;
+    }
+    bound = at_or_never(*full_at_);
+    timer_from = waiting_ > 0 ? std::optional<Time>(requests_[requests_.size() - waiting_])
+                              : next_arrival_;
+    if (max_wait_ && timer_from) bound = std::min(bound, *timer_from + *max_wait_);
+    return std::max(bound, now);
+  }
+  bound = after(poisson_quantile_s(missing, risk));
+  if (max_wait_) {
+    // A batch begun waits for its timer, known; one not begun starts it at the next arrival,
+    // an exponential time away.
+    const Time timer = waiting_ > 0 ? requests_[requests_.size() - waiting_] + *max_wait_
+                                    : after(poisson_quantile_s(1, risk) + to_seconds(*max_wait_));
+    bound = std::min(bound, timer);
+  }
+  return std::max(bound, now);
+}
+
+double InferenceStream::poisson_quantile_s(std::size_t missing, double risk) const {
+  assert(missing >= 1 && missing <= batch_size_);
+  if (quantile_s_.empty() || quantile_risk_ != risk) {
+    quantile_s_.assign(batch_size_ + 1, -1.0);
+    quantile_risk_ = risk;
+  }
+  double& q = quantile_s_[missing];
+  if (q < 0) {
+    // The time to `missing` arrivals of a Poisson process at rate r is Gamma(missing, 1/r).
+    q = boost::math::gamma_p_inv(static_cast<double>(missing), risk) /
+        arrivals_.nominal_rate_per_s();
+  }
+  return q;
 }
 
 void InferenceStream::start(Time now, StartedItem& started) {

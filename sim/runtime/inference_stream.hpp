@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,17 @@ class InferenceStream final : public WorkContext {
   Time ready_since() const override { return requests_.front(); }
   void start(Time now, StartedItem& started) override;
   void finish(Time now, Time standalone) override;
+
+  // The earliest time, from `now` on, at which the stream can next have a batch ready (a full
+  // batch, or a partial one after max_wait_ms); kNever when it cannot before the run ends, `now`
+  // when a dispatched batch waits. Exact for arrivals fixed in advance (fixed, evenly spaced
+  // piecewise, trace), ignoring arrivals dropped at the backlog cap (which only make it later).
+  // For Poisson arrivals (plain or piecewise, at their highest rate) no time is certain: the
+  // batch becomes ready before the returned time with probability at most `risk` (the quantile
+  // of the time to the missing arrivals, Gamma-distributed since the process is memoryless, and
+  // at most `risk` again for the max_wait_ms timer of a batch not begun). Windowed managed
+  // sharing trains only until this time (docs/SCENARIOS.md, `gpu_sharing`).
+  Time next_ready_bound(Time now, double risk) const;
 
   // Remembers the backlog at mid-run, against which growth is judged at the end.
   void mark_mid_run() { backlog_mid_ = requests_.size(); }
@@ -85,6 +97,9 @@ class InferenceStream final : public WorkContext {
   void on_timer();
   void dispatch();
 
+  // The time by which `missing` more Poisson arrivals come with probability `risk` (seconds).
+  double poisson_quantile_s(std::size_t missing, double risk) const;
+
   int index_;
   const InferenceStreamSpec& spec_;
   const models::Workload& workload_;
@@ -100,6 +115,12 @@ class InferenceStream final : public WorkContext {
   RingBuffer<Batch> batches_;  // dispatched, not completed; the front one may be running
   std::size_t waiting_ = 0;
   EventId timer_;  // max_wait_ms timer of the oldest waiting request
+  std::optional<Time> next_arrival_;  // the scheduled arrival, if one remains before the end
+  // next_ready_bound()'s caches: when the filling batch will be full (arrivals fixed in advance;
+  // it changes only at a dispatch or a drop), and Poisson quantiles per missing request count.
+  mutable std::optional<std::optional<Time>> full_at_;
+  mutable std::vector<double> quantile_s_;
+  mutable double quantile_risk_ = 0;
   bool running_ = false;
   Time start_ = 0;                   // of the running batch
   std::size_t cap_ = 0;              // backlog at which arrivals are dropped (stability rule 1)

@@ -43,6 +43,12 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
   if (pct != 50 && pct != 95 && pct != 99 && pct != 100) {
     throw InputError(std::nullopt, "budgets.latency_percentile", "must be one of 50, 95, 99, 100");
   }
+  if (sc.gpu_sharing.policy == SharingPolicy::managed &&
+      sc.gpu_sharing.variant == ManagedVariant::windowed &&
+      !(sc.gpu_sharing.risk >= limits::kMinWindowRisk &&
+        sc.gpu_sharing.risk <= limits::kMaxWindowRisk)) {
+    throw InputError(std::nullopt, "gpu_sharing.risk", "must be in 1e-12..0.5");
+  }
   end_ = from_seconds(sc.duration_s);
   if (end_ <= 0) throw InputError(std::nullopt, "duration_s", "must be at least 1 ns");
   const std::size_t rails = setup.device->rails.size();
@@ -117,7 +123,7 @@ std::optional<int> Runtime::oldest_ready_inference() const {
   // The streams directly (the concrete, final type): this runs at every item boundary.
   std::optional<int> best;
   Time best_since = 0;
-  const int first = training_ ? 1 : 0;
+  const int first = first_stream();
   for (std::size_t i = 0; i < streams_.size(); ++i) {
     const InferenceStream& s = *streams_[i];
     if (!s.has_ready_work()) continue;
@@ -240,13 +246,33 @@ RunResult Runtime::run() {
   return collect();
 }
 
-std::optional<Time> Runtime::predicted_full_batch(const InferenceStream& stream) const {
-  const models::Prediction p =
-      setup_.perf_model->predict({*setup_.device, setup_.mode, stream.workload(),
-                                  models::Phase::inference, static_cast<int>(stream.batch_size())});
-  return backends::duration_of_prediction(p.time_ms, setup_.perf_model->name(),
-                                          stream.workload().name())
+Time Runtime::predicted_time(const models::Workload& workload, models::Phase phase,
+                             std::size_t batch_size) const {
+  const models::Prediction p = setup_.perf_model->predict(
+      {*setup_.device, setup_.mode, workload, phase, static_cast<int>(batch_size)});
+  return backends::duration_of_prediction(p.time_ms, setup_.perf_model->name(), workload.name())
       .count();
+}
+
+Time Runtime::predicted_duration(int context) {
+  Slot& s = slot(context);
+  if (s.predicted == 0) {
+    if (s.context->kind() == ContextKind::training) {
+      s.predicted =
+          predicted_time(training_->workload(), models::Phase::training, training_->batch_size());
+    } else {
+      const InferenceStream& stream = *streams_[static_cast<std::size_t>(context - first_stream())];
+      s.predicted =
+          predicted_time(stream.workload(), models::Phase::inference, stream.batch_size());
+    }
+  }
+  return s.predicted;
+}
+
+Time Runtime::next_ready_bound(int context) const {
+  assert(kind(context) == ContextKind::inference);
+  return streams_[static_cast<std::size_t>(context - first_stream())]->next_ready_bound(
+      sim_.now(), setup_.scenario->gpu_sharing.risk);
 }
 
 RunResult Runtime::collect() {
@@ -259,6 +285,9 @@ RunResult Runtime::collect() {
   r.device = setup_.device->name;
   r.mode = setup_.mode;
   r.gpu_sharing = to_string(sc.gpu_sharing.policy);
+  if (sc.gpu_sharing.policy == SharingPolicy::managed) {
+    r.gpu_sharing_variant = to_string(sc.gpu_sharing.variant);
+  }
   r.perf_model = setup_.perf_model->name();
   r.events_processed = sim_.events_processed();
   if (wall_) r.lateness = sim_.lateness();
@@ -282,7 +311,7 @@ RunResult Runtime::collect() {
     r.training = std::move(tr);
   }
 
-  const std::size_t first_stream = training_ ? 1 : 0;
+  const auto first = static_cast<std::size_t>(first_stream());
   for (std::size_t i = 0; i < streams_.size(); ++i) {
     InferenceStream& s = *streams_[i];
     StreamResult out;
@@ -304,7 +333,9 @@ RunResult Runtime::collect() {
                           std::holds_alternative<PoissonArrivals>(s.spec().arrivals);
     // Measured when a full batch ran (the backend's own figure), else the model's prediction.
     backlog.full_batch_time = s.mean_full_batch_time();
-    if (!backlog.full_batch_time) backlog.full_batch_time = predicted_full_batch(s);
+    if (!backlog.full_batch_time) {
+      backlog.full_batch_time = predicted_duration(static_cast<int>(first + i));
+    }
     backlog.backlog_mid = s.backlog_mid();
     backlog.backlog_end = s.backlog();
     backlog.cap = s.cap();
@@ -315,13 +346,13 @@ RunResult Runtime::collect() {
     backlog.dispatches_partial = s.dispatches_partial_batches();
     backlog.duration_s = duration_s;
     if (!is_stable(backlog)) {
-      const int context = static_cast<int>(first_stream + i);
+      const int context = static_cast<int>(first + i);
       out.stable = false;
       out.unstable_reason = instability_reason(backlog, policy_->starvation_reason(context),
                                                to_string(sc.gpu_sharing.policy));
     }
-    out.gpu_busy_s = busy_ns_[first_stream + i] * 1e-9;
-    out.provenance = contexts_[first_stream + i].provenance_counts;
+    out.gpu_busy_s = busy_ns_[first + i] * 1e-9;
+    out.provenance = contexts_[first + i].provenance_counts;
     r.inference.push_back(std::move(out));
   }
 

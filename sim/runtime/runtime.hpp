@@ -59,6 +59,8 @@ class Runtime final : public GpuHost, public PowerSink {
   bool is_training_active() const override { return training_ && training_->is_active(); }
   const ItemCost& begin_item(int context) override;
   void finish_item(int context) override;
+  Time predicted_duration(int context) override;
+  Time next_ready_bound(int context) const override;
   std::size_t rail_count() const override { return idle_power_w_.size(); }
   void set_gpu_state(std::span<const double> share, std::span<const double> rail_active_w) override;
 
@@ -76,13 +78,16 @@ class Runtime final : public GpuHost, public PowerSink {
     StartedItem started;
     backends::Completion done;  // the backend's report of the running item
     ItemCost cost;              // derived from it for the policy
+    Time predicted = 0;         // predicted_duration(), once asked (0: not yet)
     ProvenanceCounts provenance_counts;
   };
 
+  int first_stream() const { return training_ ? 1 : 0; }  // context of inference stream 0
   const Slot& slot(int context) const { return contexts_[static_cast<std::size_t>(context)]; }
   Slot& slot(int context) { return contexts_[static_cast<std::size_t>(context)]; }
   void integrate_to(Time t);  // busy times up to t
-  std::optional<Time> predicted_full_batch(const InferenceStream& stream) const;
+  Time predicted_time(const models::Workload& workload, models::Phase phase,
+                      std::size_t batch_size) const;
   RunResult collect();
 
   const RunSetup& setup_;

@@ -47,8 +47,31 @@ inline const char* to_string(SharingPolicy policy) {
   return "managed";
 }
 
+// How `managed` fills the GPU between inference batches (docs/SCENARIOS.md, `gpu_sharing`).
+//  - windowed (the default, the published scheme): after each inference batch, only the training
+//    minibatches predicted to finish before any stream's next batch can be ready, then idle; no
+//    batch waits behind training.
+//  - greedy: a training minibatch whenever no inference batch is ready; a batch can wait for up
+//    to one training minibatch.
+enum class ManagedVariant { windowed, greedy };
+
+// The YAML spelling of each variant (also what summary.json reports).
+inline const char* to_string(ManagedVariant variant) {
+  switch (variant) {
+    case ManagedVariant::windowed:
+      return "windowed";
+    case ManagedVariant::greedy:
+      return "greedy";
+  }
+  return "windowed";
+}
+
 struct GpuSharing {
   SharingPolicy policy = SharingPolicy::managed;
+  ManagedVariant variant = ManagedVariant::windowed;  // managed only
+  // managed windowed only: for a stream with random (Poisson) arrivals, the chance a training
+  // minibatch may take that the stream's next batch becomes ready before it finishes.
+  double risk = 1e-3;
   double timeslice_us = 1024;     // native only: round-robin slice length
   double context_switch_us = 25;  // native only: cost of each switch between contexts
 };

@@ -29,6 +29,12 @@ inline constexpr double kMaxTimesliceUs = 1e6;
 inline constexpr double kMaxContextSwitchUs = 1e6;
 inline constexpr double kMaxSwitchPerSlice = 1000;
 
+// Managed windowed sharing: the risk per training minibatch that a Poisson stream's batch becomes
+// ready while it runs. Above 1/2 the rule would train through most batches; below 1e-12 the
+// quantile it needs is beyond double precision's use.
+inline constexpr double kMinWindowRisk = 1e-12;
+inline constexpr double kMaxWindowRisk = 0.5;
+
 // Rates, requests/s: at most one request per microsecond, at least one per 1e6 s (a slower
 // stream's gaps would exceed the longest run by orders of magnitude).
 inline constexpr double kMinRatePerS = 1e-6;

@@ -76,6 +76,7 @@ inline RunResult small_result() {
   r.device = "orin-agx-64gb";
   r.mode = models::PowerMode{12, 2201600, 1300500000, 3199000000, 8};
   r.gpu_sharing = "managed";
+  r.gpu_sharing_variant = "windowed";
   TrainingResult t;
   t.workload = "mobilenetv3-large";
   t.dataset = "gld23k";

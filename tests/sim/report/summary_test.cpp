@@ -19,6 +19,7 @@ TEST_CASE("the summary holds every required field with the result's values") {
   CHECK(doc.at("duration_s").number == 3);
   CHECK(doc.at("device").text == "orin-agx-64gb");
   CHECK(doc.at("gpu_sharing").text == "managed");
+  CHECK(doc.at("gpu_sharing_variant").text == "windowed");
 
   CHECK(doc.path("power_mode.cores").number == 12);
   CHECK(doc.path("power_mode.cpu_mhz").text == "2201.6");
@@ -66,7 +67,8 @@ TEST_CASE("the summary keeps a fixed top-level key order") {
   std::vector<std::string> keys;
   for (const auto& [k, v] : doc.members) keys.push_back(k);
   CHECK(keys == std::vector<std::string>{"scenario", "seed", "duration_s", "device", "power_mode",
-                                         "gpu_sharing", "perf_model", "training", "inference",
+                                         "gpu_sharing", "gpu_sharing_variant", "perf_model",
+                                         "training", "inference",
                                          "power", "energy_j", "gpu", "budgets"});
 }
 
