@@ -8,6 +8,7 @@
 #include <random>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/device/power_mode_resolver.hpp"
@@ -106,6 +107,8 @@ TEST_CASE("a minimal scenario gets the documented defaults", "[loader]") {
   CHECK_FALSE(s.device.preset);
   CHECK_FALSE(s.device.custom);
   CHECK(s.gpu_sharing.policy == SharingPolicy::managed);
+  CHECK(s.gpu_sharing.variant == ManagedVariant::windowed);
+  CHECK(s.gpu_sharing.risk == 1e-3);
   CHECK(s.gpu_sharing.timeslice_us == 1024);
   CHECK(s.gpu_sharing.context_switch_us == 25);
   REQUIRE(s.training);
@@ -216,6 +219,49 @@ TEST_CASE("gpu_sharing accepts a policy name or a native map with its slice leng
   CHECK_THROWS_AS(parse(replace(kFull, "gpu_sharing: managed",
                                 "gpu_sharing: {policy: native, timeslice_us: 0}")),
                   InputError);
+}
+
+TEST_CASE("managed is windowed unless the map names the greedy variant", "[loader]") {
+  const auto sharing = [](const std::string& text) {
+    return parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: " + text)).scenario.gpu_sharing;
+  };
+  CHECK(sharing("managed").variant == ManagedVariant::windowed);
+  CHECK(sharing("{policy: managed}").variant == ManagedVariant::windowed);
+  CHECK(sharing("{policy: managed, variant: greedy}").variant == ManagedVariant::greedy);
+  const GpuSharing w = sharing("{policy: managed, variant: windowed, risk: 0.01}");
+  CHECK(w.variant == ManagedVariant::windowed);
+  CHECK(w.risk == 0.01);
+  CHECK(sharing("{policy: managed, risk: 1e-6}").risk == 1e-6);
+
+  const std::regex located(R"(^s\.yaml:\d+:\d+: gpu_sharing\.(variant|risk): .+$)");
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {"{policy: managed, variant: lazy}", "gpu_sharing.variant",
+       "unknown variant 'lazy' (known: windowed, greedy)"},
+      {"{policy: managed, variant: [greedy]}", "gpu_sharing.variant", ""},
+      {"{policy: native, variant: greedy}", "gpu_sharing.variant",
+       "applies only to policy: managed"},
+      {"{policy: sequential, variant: windowed}", "gpu_sharing.variant",
+       "applies only to policy: managed"},
+      {"{policy: managed, variant: greedy, risk: 0.01}", "gpu_sharing.risk",
+       "applies only to policy: managed with variant: windowed"},
+      {"{policy: native, risk: 0.01}", "gpu_sharing.risk",
+       "applies only to policy: managed with variant: windowed"},
+      {"{policy: managed, risk: 0}", "gpu_sharing.risk", "must be >= 1e-12"},
+      {"{policy: managed, risk: 0.6}", "gpu_sharing.risk", "must be <= 0.5"},
+      {"{policy: managed, risk: high}", "gpu_sharing.risk", ""},
+  };
+  for (const auto& [text, key, problem] : cases) {
+    const InputError e = error_of([&] { sharing(text); });
+    INFO(text << " -> " << e.what());
+    CHECK(std::regex_match(std::string(e.what()), located));
+    CHECK(e.key_path() == key);
+    CHECK(std::string(e.what()).find(problem) != std::string::npos);
+  }
+  // From the command line too, blamed on --set.
+  const InputError e =
+      error_of([&] { parse(kFull, {"gpu_sharing={policy: managed, variant: eager}"}); });
+  CHECK(e.key_path() == "gpu_sharing.variant");
+  CHECK(std::string(e.what()).rfind("--set: ", 0) == 0);
 }
 
 TEST_CASE("a custom power mode is read in MHz and excludes a preset", "[loader]") {
@@ -682,6 +728,12 @@ TEST_CASE("every time and count is read at the edges of its documented range and
        just_below(0.025),
        "",
        "context_switch_us must be <= 1000 x timeslice_us"},
+      {"gpu_sharing.risk",
+       {"gpu_sharing={policy: managed}"},
+       "1e-12",
+       "0.5",
+       just_below(1e-12),
+       just_above(0.5)},
       {"inference[0].max_wait_ms", {}, "1e-6", "1e10", just_below(1e-6), just_above(1e10)},
       {"inference[0].arrivals.rate_per_s", {}, "1e-6", "1e6", just_below(1e-6), just_above(1e6)},
       {"inference[0].arrivals.rate_per_s",

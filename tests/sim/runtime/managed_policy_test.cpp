@@ -9,10 +9,12 @@ using fulcrum::models::Phase;
 
 namespace {
 
-// Training 80 ms per minibatch; inference batches of 4 at 100 requests/s taking 20 ms.
+// Greedy managed sharing. Training 80 ms per minibatch; inference batches of 4 at 100 requests/s
+// taking 20 ms.
 Harness managed_harness(double duration_s) {
   Harness h;
   h.scenario = base_scenario(duration_s, SharingPolicy::managed);
+  h.scenario.gpu_sharing.variant = ManagedVariant::greedy;
   h.scenario.training = training_spec(16);
   h.scenario.inference.push_back(stream_spec("s0", 4, FixedArrivals{100}));
   h.backend.set(h.train, Phase::training, {80, 0, {20, 4, 6}});
@@ -23,7 +25,7 @@ Harness managed_harness(double duration_s) {
 }  // namespace
 
 TEST_CASE(
-    "managed: the first request waits for its batch to fill, the training item in flight, "
+    "managed greedy: the first request waits for its batch to fill, the training item in flight, "
     "and its own inference") {
   Harness h = managed_harness(1.0);
   RecordingObserver obs;
@@ -37,7 +39,7 @@ TEST_CASE(
   CHECK(first.completion - first.arrival == 100 * kMillisecond);
 }
 
-TEST_CASE("managed: no latency exceeds fill time plus one training and one inference minibatch") {
+TEST_CASE("managed greedy: no latency exceeds fill time plus one training and one inference minibatch") {
   Harness h = managed_harness(60.0);
   h.scenario.budgets.latency_ms = 130;
   const RunResult r = h.run();
@@ -52,7 +54,7 @@ TEST_CASE("managed: no latency exceeds fill time plus one training and one infer
   CHECK(r.training->minibatches > 0);
 }
 
-TEST_CASE("managed: exactly one item runs on the GPU at a time") {
+TEST_CASE("managed greedy: exactly one item runs on the GPU at a time") {
   Harness h = managed_harness(20.0);
   h.scenario.inference.push_back(stream_spec("s1", 2, PoissonArrivals{30}));
   RecordingObserver obs;
@@ -68,9 +70,10 @@ TEST_CASE("managed: exactly one item runs on the GPU at a time") {
   for (const ItemRecord& it : items) CHECK(it.end - it.start == it.standalone);
 }
 
-TEST_CASE("managed: at a boundary the batch holding the oldest request runs first across streams") {
+TEST_CASE("managed greedy: at a boundary the batch holding the oldest request runs first across streams") {
   Harness h;
   h.scenario = base_scenario(1.0, SharingPolicy::managed);
+  h.scenario.gpu_sharing.variant = ManagedVariant::greedy;
   h.scenario.training = training_spec(16);
   h.scenario.inference.push_back(stream_spec("late", 1, TraceArrivals{"", {0.050}}));
   h.scenario.inference.push_back(stream_spec("early", 1, TraceArrivals{"", {0.020}}));
