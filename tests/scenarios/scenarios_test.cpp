@@ -215,6 +215,37 @@ TracePower trace_power(const Ran& r) {
   return t;
 }
 
+// Whether two of the run's power changes (an item starting or ending) fall within one
+// millisecond interval, of which trace.json keeps only the last; true when minibatches.csv, which
+// tells, was not written.
+bool power_changes_within_a_millisecond(const Ran& r) {
+  std::ifstream in(r.out() / "minibatches.csv");
+  std::string line;
+  if (!in || !std::getline(in, line)) return true;
+  const auto header = split_csv(line);
+  const auto col = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) -
+                                    header.begin());
+  };
+  const std::size_t start_col = col("start_s");
+  const std::size_t end_col = col("end_s");
+  REQUIRE(end_col < header.size());
+  std::vector<std::int64_t> at_ns;
+  while (std::getline(in, line)) {
+    const auto cells = split_csv(line);
+    for (std::size_t c : {start_col, end_col}) {
+      at_ns.push_back(static_cast<std::int64_t>(std::llround(std::stod(cells.at(c)) * 1e9)));
+    }
+  }
+  std::sort(at_ns.begin(), at_ns.end());
+  at_ns.erase(std::unique(at_ns.begin(), at_ns.end()), at_ns.end());
+  constexpr std::int64_t kMs = 1'000'000;
+  for (std::size_t i = 1; i < at_ns.size(); ++i) {
+    if (at_ns[i] / kMs == at_ns[i - 1] / kMs) return true;
+  }
+  return false;
+}
+
 // Checks every run must pass, whatever the scenario.
 void check_invariants(const Ran& r) {
   const RunResult& res = r.result();
@@ -238,11 +269,16 @@ void check_invariants(const Ran& r) {
     CHECK(busy_s <= res.duration_s * (1 + 1e-9));  // at most one item on the GPU at a time
   }
 
-  // Energy is the integral of the power the run reported (trace.json holds every change).
+  // Energy is the integral of the power the run reported, as trace.json holds it. The trace keeps
+  // the last power change of each millisecond (docs/METRICS.md, counter resolution): exact when
+  // changes are at least 1 ms apart; a GPU idle gap shorter than 1 ms (windowed sharing idles
+  // from its last training minibatch until the next batch is ready, however short that is) is
+  // missing from it, so those runs agree to 1e-4 only.
   const TracePower traced = trace_power(r);
-  CHECK(res.power.energy_j == Approx(traced.energy_j).epsilon(1e-9));
-  CHECK(res.power.avg_w == Approx(traced.avg_w).epsilon(1e-9));
-  CHECK(res.power.max_window_w == Approx(traced.max_window_w).epsilon(1e-9));
+  const double trace_epsilon = power_changes_within_a_millisecond(r) ? 1e-4 : 1e-9;
+  CHECK(res.power.energy_j == Approx(traced.energy_j).epsilon(trace_epsilon));
+  CHECK(res.power.avg_w == Approx(traced.avg_w).epsilon(trace_epsilon));
+  CHECK(res.power.max_window_w == Approx(traced.max_window_w).epsilon(trace_epsilon));
   if (const auto budget_w = r.scenario().budgets.power_w) {
     const double measured_w = r.scenario().budgets.power_kind == PowerBudgetKind::average
                                   ? traced.avg_w
@@ -321,36 +357,54 @@ TEST_CASE("every shipped scenario has checks here", "[scenarios]") {
 }
 
 TEST_CASE(
-    "quickstart: inference keeps up and p99 latency stays within fill + one training + one "
-    "inference minibatch",
+    "quickstart: windowed managed sharing gives the closed form -- n training minibatches per "
+    "window, no request waiting behind training -- and greedy the old bound",
     "[scenarios]") {
   const Ran r("quickstart");
   check_invariants(r);
   const RunResult& res = r.result();
   REQUIRE(res.inference.size() == 1);
+  CHECK(res.gpu_sharing_variant == "windowed");
   const StreamResult& s = res.inference[0];
   const double rate = 100;
   const int batch = 16;
   CHECK(s.stable);
   CHECK(s.arrived == static_cast<std::uint64_t>(rate * res.duration_s));
   CHECK(s.queued + s.dropped <= 2 * batch);  // only the last batches are unfinished
+  const double window_ms = batch * 1000.0 / rate;  // b / a
   const double fill_ms = (batch - 1) * 1000.0 / rate;
-  const double bound_ms = fill_ms + r.training_ms() + r.inference_ms(0);
-  INFO("t_train " << r.training_ms() << " ms, t_inf " << r.inference_ms(0) << " ms, bound "
-                  << bound_ms << " ms");
-  CHECK(s.latency->p99_ms <= bound_ms + 1e-6);
-  CHECK(s.latency->max_ms <= bound_ms + 1e-6);
-  // Training gets the GPU time inference leaves: (1 - u) / t_train minibatches per second.
+  const double n = std::floor((window_ms - r.inference_ms(0)) / r.training_ms());
+  INFO("t_train " << r.training_ms() << " ms, t_inf " << r.inference_ms(0) << " ms, n " << n);
+  CHECK(n >= 1);
+  // Every batch starts as it is full: the first request waited (b - 1) / a, then the batch ran.
+  CHECK(s.latency->max_ms == Approx(fill_ms + r.inference_ms(0)).epsilon(1e-9));
+  CHECK(s.latency->p99_ms == Approx(fill_ms + r.inference_ms(0)).epsilon(1e-9));
+  // n training minibatches per window of b / a: n a / b per second, up to the run's two ends.
   REQUIRE(res.training);
-  const double u = rate / batch * r.inference_ms(0) / 1000.0;
-  CHECK(res.training->minibatches_per_s ==
-        Approx((1 - u) * 1000.0 / r.training_ms()).epsilon(0.02));
-  // p99 from requests.csv is above the 250 ms budget (the scenario's comment says so).
+  CHECK(res.training->minibatches_per_s == Approx(n * rate / batch).epsilon(0.005));
+  // The p99 (from requests.csv) is under the 250 ms budget (the scenario's comment says so).
   const double p99_ms =
       nearest_rank_ms(latencies_from_requests(r.out() / "requests.csv").at(0), 99);
-  CHECK(p99_ms > 250);
+  CHECK(p99_ms < 250);
   REQUIRE(res.budgets.latency_met);
-  CHECK_FALSE(*res.budgets.latency_met);
+  CHECK(*res.budgets.latency_met);
+
+  // Greedy: training takes the GPU time inference leaves, (1 - u) / t_train minibatches per
+  // second, and a batch can wait for one training minibatch: p99 above the budget.
+  const Ran g("quickstart", {"gpu_sharing={policy: managed, variant: greedy}"});
+  check_invariants(g);
+  const RunResult& gres = g.result();
+  CHECK(gres.gpu_sharing_variant == "greedy");
+  const StreamResult& gs = gres.inference.at(0);
+  const double bound_ms = fill_ms + r.training_ms() + r.inference_ms(0);
+  CHECK(gs.latency->p99_ms <= bound_ms + 1e-6);
+  CHECK(gs.latency->max_ms <= bound_ms + 1e-6);
+  const double u = rate / batch * r.inference_ms(0) / 1000.0;
+  CHECK(gres.training->minibatches_per_s ==
+        Approx((1 - u) * 1000.0 / r.training_ms()).epsilon(0.02));
+  CHECK(gres.training->minibatches_per_s > res.training->minibatches_per_s);
+  CHECK(gs.latency->p99_ms > 250);
+  CHECK_FALSE(*gres.budgets.latency_met);
 }
 
 TEST_CASE(
@@ -457,7 +511,11 @@ TEST_CASE("measured-modes: every minibatch takes the measured time and power of 
   const auto inference_csv =
       fulcrum::testing::reference_path("measurements/orin-agx-inference-modes.csv");
   if (!training_csv || !inference_csv) return;
-  const Ran r("measured-modes");
+  // As shipped (windowed), no training minibatch fits in a window at this mode (see the
+  // scenario's comment); greedy runs some, so that both kinds of minibatch are checked.
+  const Ran windowed("measured-modes");
+  check_invariants(windowed);
+  const Ran r("measured-modes", {"gpu_sharing={policy: managed, variant: greedy}"});
   check_invariants(r);
   const RunResult& res = r.result();
   CHECK(res.perf_model == "table");
@@ -508,6 +566,16 @@ TEST_CASE("measured-modes: every minibatch takes the measured time and power of 
   CHECK(res.budgets.power_met == true);  // the measured powers are all below 30 W
   CHECK(train_w < 30);
   CHECK(infer_w < 30);
+
+  // Windowed: n = floor((b/a - t_in) / t_train) = floor((160 - 84) / 164) = 0, so the GPU runs
+  // the batches alone and each request waits only for its batch to fill and run.
+  CHECK(std::floor((160.0 - infer_ms) / train_ms) == 0);
+  const RunResult& w = windowed.result();
+  REQUIRE(w.training);
+  CHECK(w.training->minibatches == 0);
+  CHECK(w.inference.at(0).latency->max_ms == Approx(150.0 + infer_ms).epsilon(1e-8));
+  CHECK(w.budgets.latency_met == true);
+  CHECK(w.budgets.power_met == true);
 }
 
 TEST_CASE("mode-30w: training is slower than at MAXN and power is lower", "[scenarios]") {
@@ -535,6 +603,14 @@ TEST_CASE("poisson: the same mean rate with Poisson arrivals has a higher p99 th
   // 60,000 expected arrivals; a Poisson count has standard deviation sqrt(60000) ~ 245.
   CHECK(std::abs(static_cast<double>(s.arrived) - 60000.0) < 5 * 245.0);
   CHECK(s.latency->p99_ms > fixed.result().inference.at(0).latency->p99_ms);
+  // Windowed sharing cannot know when a Poisson batch will be full, so it trains only at a small
+  // risk of delaying it: less than greedy, and more as the accepted risk grows.
+  const Ran greedy("poisson", {"gpu_sharing={policy: managed, variant: greedy}"});
+  const Ran risky("poisson", {"gpu_sharing={policy: managed, risk: 0.1}"});
+  const double windowed_per_s = p.result().training->minibatches_per_s;
+  CHECK(greedy.result().training->minibatches_per_s > windowed_per_s);
+  CHECK(risky.result().training->minibatches_per_s > windowed_per_s);
+  CHECK(greedy.result().inference.at(0).latency->p99_ms > s.latency->p99_ms);
 }
 
 TEST_CASE("two-streams: both streams are stable and every request is accounted for",
@@ -551,9 +627,21 @@ TEST_CASE("two-streams: both streams are stable and every request is accounted f
     CHECK(res.inference[i].queued <=
           2u * static_cast<unsigned>(r.scenario().inference[i].batch_size));
   }
-  const Ran quick("quickstart");
-  // Less inference load than the quickstart (16% + 15% of the GPU vs 32%): training is not slower.
-  CHECK(res.training->minibatches_per_s >= quick.result().training->minibatches_per_s * 0.98);
+  // No batch waits behind training: a request waits for its batch to fill, at most one batch of
+  // the other stream, and its own batch.
+  const double other_ms[2] = {r.inference_ms(1), r.inference_ms(0)};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const InferenceStreamSpec& spec = r.scenario().inference[i];
+    const double rate = std::get<FixedArrivals>(spec.arrivals).rate_per_s;
+    const double bound_ms = (spec.batch_size - 1) * 1000.0 / rate + other_ms[i] + r.inference_ms(i);
+    INFO(spec.name << ": bound " << bound_ms << " ms");
+    CHECK(res.inference[i].latency->max_ms <= bound_ms + 1e-6);
+  }
+  // Two streams' windows cut the GPU's time into shorter gaps than one stream's at the same
+  // load, so windowed sharing trains less than greedy, which fills every gap.
+  const Ran greedy("two-streams", {"gpu_sharing={policy: managed, variant: greedy}"});
+  CHECK(greedy.result().training->minibatches_per_s > res.training->minibatches_per_s);
+  CHECK(res.training->minibatches_per_s > 0);
 }
 
 TEST_CASE("trace-replay: every arrival of the trace is replayed and the stream keeps up",

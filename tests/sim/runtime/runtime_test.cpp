@@ -408,6 +408,8 @@ TEST_CASE("at a very high rate the backlog cap stops at 4,194,304 requests") {
 TEST_CASE("budgets compare the chosen percentile and the chosen power measure") {
   Harness h;
   h.scenario = base_scenario(10.0);
+  // Greedy, so that some requests wait behind training and the percentiles differ.
+  h.scenario.gpu_sharing.variant = ManagedVariant::greedy;
   h.scenario.inference.push_back(stream_spec("s0", 1, FixedArrivals{10}));
   h.backend.set(h.infer, Phase::inference, {20, 0, {10, 0, 0}});
   h.scenario.training = training_spec(16, 1);
