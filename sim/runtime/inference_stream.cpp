@@ -1,9 +1,9 @@
 #include "sim/runtime/inference_stream.hpp"
 
 #include <algorithm>
+#include <boost/math/special_functions/gamma.hpp>
 #include <cassert>
 #include <cmath>
-#include <boost/math/special_functions/gamma.hpp>
 #include <limits>
 #include <utility>
 
@@ -132,8 +132,8 @@ Time InferenceStream::next_ready_bound(Time now, double risk) const {
       full_at_ = full;
     }
     bound = at_or_never(*full_at_);
-    timer_from = waiting_ > 0 ? std::optional<Time>(requests_[requests_.size() - waiting_])
-                              : next_arrival_;
+    timer_from =
+        waiting_ > 0 ? std::optional<Time>(requests_[requests_.size() - waiting_]) : next_arrival_;
     if (max_wait_ && timer_from) bound = std::min(bound, *timer_from + *max_wait_);
     return std::max(bound, now);
   }

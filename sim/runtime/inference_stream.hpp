@@ -114,7 +114,7 @@ class InferenceStream final : public WorkContext {
   RingBuffer<Time> requests_;
   RingBuffer<Batch> batches_;  // dispatched, not completed; the front one may be running
   std::size_t waiting_ = 0;
-  EventId timer_;  // max_wait_ms timer of the oldest waiting request
+  EventId timer_;                     // max_wait_ms timer of the oldest waiting request
   std::optional<Time> next_arrival_;  // the scheduled arrival, if one remains before the end
   // next_ready_bound()'s caches: when the filling batch will be full (arrivals fixed in advance;
   // it changes only at a dispatch or a drop), and Poisson quantiles per missing request count.

@@ -115,9 +115,9 @@ struct RunResult {
   double duration_s = 0;
   std::string device;
   models::PowerMode mode;
-  std::string gpu_sharing;  // "managed" | "native" | "sequential"
+  std::string gpu_sharing;          // "managed" | "native" | "sequential"
   std::string gpu_sharing_variant;  // managed: "windowed" | "greedy"; empty for other policies
-  std::string perf_model;   // the scenario's performance model: "analytic" | "table"
+  std::string perf_model;           // the scenario's performance model: "analytic" | "table"
   std::optional<TrainingResult> training;
   std::vector<StreamResult> inference;
   PowerResult power;

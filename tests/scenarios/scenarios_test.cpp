@@ -224,8 +224,7 @@ bool power_changes_within_a_millisecond(const Ran& r) {
   if (!in || !std::getline(in, line)) return true;
   const auto header = split_csv(line);
   const auto col = [&](const char* name) {
-    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) -
-                                    header.begin());
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
   };
   const std::size_t start_col = col("start_s");
   const std::size_t end_col = col("end_s");
@@ -370,7 +369,7 @@ TEST_CASE(
   const int batch = 16;
   CHECK(s.stable);
   CHECK(s.arrived == static_cast<std::uint64_t>(rate * res.duration_s));
-  CHECK(s.queued + s.dropped <= 2 * batch);  // only the last batches are unfinished
+  CHECK(s.queued + s.dropped <= 2 * batch);        // only the last batches are unfinished
   const double window_ms = batch * 1000.0 / rate;  // b / a
   const double fill_ms = (batch - 1) * 1000.0 / rate;
   const double n = std::floor((window_ms - r.inference_ms(0)) / r.training_ms());

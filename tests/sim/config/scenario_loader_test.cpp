@@ -223,7 +223,8 @@ TEST_CASE("gpu_sharing accepts a policy name or a native map with its slice leng
 
 TEST_CASE("managed is windowed unless the map names the greedy variant", "[loader]") {
   const auto sharing = [](const std::string& text) {
-    return parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: " + text)).scenario.gpu_sharing;
+    return parse(replace(kFull, "gpu_sharing: managed", "gpu_sharing: " + text))
+        .scenario.gpu_sharing;
   };
   CHECK(sharing("managed").variant == ManagedVariant::windowed);
   CHECK(sharing("{policy: managed}").variant == ManagedVariant::windowed);

@@ -68,8 +68,8 @@ TEST_CASE("the summary keeps a fixed top-level key order") {
   for (const auto& [k, v] : doc.members) keys.push_back(k);
   CHECK(keys == std::vector<std::string>{"scenario", "seed", "duration_s", "device", "power_mode",
                                          "gpu_sharing", "gpu_sharing_variant", "perf_model",
-                                         "training", "inference",
-                                         "power", "energy_j", "gpu", "budgets"});
+                                         "training", "inference", "power", "energy_j", "gpu",
+                                         "budgets"});
 }
 
 TEST_CASE("the summary names the performance model and counts each context's provenances") {

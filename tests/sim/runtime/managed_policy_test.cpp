@@ -39,7 +39,8 @@ TEST_CASE(
   CHECK(first.completion - first.arrival == 100 * kMillisecond);
 }
 
-TEST_CASE("managed greedy: no latency exceeds fill time plus one training and one inference minibatch") {
+TEST_CASE(
+    "managed greedy: no latency exceeds fill time plus one training and one inference minibatch") {
   Harness h = managed_harness(60.0);
   h.scenario.budgets.latency_ms = 130;
   const RunResult r = h.run();
@@ -70,7 +71,9 @@ TEST_CASE("managed greedy: exactly one item runs on the GPU at a time") {
   for (const ItemRecord& it : items) CHECK(it.end - it.start == it.standalone);
 }
 
-TEST_CASE("managed greedy: at a boundary the batch holding the oldest request runs first across streams") {
+TEST_CASE(
+    "managed greedy: at a boundary the batch holding the oldest request runs first across "
+    "streams") {
   Harness h;
   h.scenario = base_scenario(1.0, SharingPolicy::managed);
   h.scenario.gpu_sharing.variant = ManagedVariant::greedy;

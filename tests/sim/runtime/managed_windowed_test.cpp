@@ -75,20 +75,20 @@ TEST_CASE(
     "training minibatches per window, no wait behind training, n a / b minibatches/s") {
   constexpr Time ms = kMillisecond;
   const std::vector<Case> cases = {
-      {4, 100, 10 * ms, 7 * ms, 4},         // (40 - 10) / 7 = 4.29
-      {4, 100, 10 * ms, 35 * ms, 0},        // n = 0: the GPU idles from batch to batch
-      {8, 200, 10 * ms, 10 * ms, 3},        // (40 - 10) / 10 = 3 exactly: the last ends as
-                                            // the next batch is full
-      {8, 200, 10 * ms, 10 * ms + 1, 2},    // 1 ns longer: only 2 fit
-      {1, 50, 5 * ms, 4 * ms, 3},           // batch of 1: (20 - 5) / 4 = 3.75
-      {16, 100, 60'770'000, 33 * ms, 3},    // quickstart-like: (160 - 60.77) / 33 = 3.007
-      {16, 100, 155 * ms, 5 * ms, 1},       // (160 - 155) / 5 = 1 exactly
-      {16, 100, 155 * ms, 5 * ms + 1, 0},   // 1 ns longer: none fits
+      {4, 100, 10 * ms, 7 * ms, 4},        // (40 - 10) / 7 = 4.29
+      {4, 100, 10 * ms, 35 * ms, 0},       // n = 0: the GPU idles from batch to batch
+      {8, 200, 10 * ms, 10 * ms, 3},       // (40 - 10) / 10 = 3 exactly: the last ends as
+                                           // the next batch is full
+      {8, 200, 10 * ms, 10 * ms + 1, 2},   // 1 ns longer: only 2 fit
+      {1, 50, 5 * ms, 4 * ms, 3},          // batch of 1: (20 - 5) / 4 = 3.75
+      {16, 100, 60'770'000, 33 * ms, 3},   // quickstart-like: (160 - 60.77) / 33 = 3.007
+      {16, 100, 155 * ms, 5 * ms, 1},      // (160 - 155) / 5 = 1 exactly
+      {16, 100, 155 * ms, 5 * ms + 1, 0},  // 1 ns longer: none fits
   };
   for (const Case& c : cases) {
     const Time period = static_cast<Time>(1e9 / c.a);
-    REQUIRE(static_cast<double>(period) * c.a == 1e9);  // whole nanoseconds apart
-    const Time window = c.b * period;                   // b / a
+    REQUIRE(static_cast<double>(period) * c.a == 1e9);     // whole nanoseconds apart
+    const Time window = c.b * period;                      // b / a
     const std::int64_t n = (window - c.t_in) / c.t_train;  // floor((b/a - t_in) / t_train)
     INFO("b " << c.b << ", a " << c.a << "/s, t_in " << c.t_in << " ns, t_train " << c.t_train
               << " ns, n " << n);
@@ -175,8 +175,8 @@ TEST_CASE(
   // each at risk <= 1e-3, so the expected share of batches delayed stays well under 1%.
   const Time ms = kMillisecond;
   Harness w = windowed_harness(600.0, 8, PoissonArrivals{100}, 10 * ms, 5 * ms);
-  Harness g = windowed_harness(600.0, 8, PoissonArrivals{100}, 10 * ms, 5 * ms,
-                               ManagedVariant::greedy);
+  Harness g =
+      windowed_harness(600.0, 8, PoissonArrivals{100}, 10 * ms, 5 * ms, ManagedVariant::greedy);
   RecordingObserver wobs;
   RecordingObserver gobs;
   const RunResult wr = w.run(&wobs);
