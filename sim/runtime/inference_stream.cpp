@@ -114,37 +114,38 @@ Time InferenceStream::next_ready_bound(Time now, double risk) const {
   if (!batches_.empty()) return now;
   assert(waiting_ < batch_size_);
   const std::size_t missing = batch_size_ - waiting_;  // requests until the batch is full
-  const auto at_or_never = [](const std::optional<Time>& t) { return t ? *t : kNever; };
-  const auto after = [&](double seconds) {
-    // now + seconds, saturating: a quantile can lie far past the end of any run.
-    const double ns = std::ceil(seconds * 1e9);
-    return ns < static_cast<double>(kNever - now) ? now + static_cast<Time>(ns) : kNever;
-  };
+  // The max_wait_ms timer of a batch begun runs from its oldest request, known.
+  const std::optional<Time> timer =
+      max_wait_ && waiting_ > 0
+          ? std::optional<Time>(requests_[requests_.size() - waiting_] + *max_wait_)
+          : std::nullopt;
   Time bound = kNever;
-  std::optional<Time> timer_from;  // when the max_wait_ms timer of the filling batch starts
   if (arrivals_.is_deterministic()) {
     if (!full_at_) {
-      std::optional<Time> full;
+      // The arrival that fills the batch: the scheduled one, or the (missing - 1)-th after it.
       Time t = 0;
-      if (next_arrival_ && (missing == 1 || arrivals_.peek(missing - 1, t))) {
-        full = missing == 1 ? *next_arrival_ : t;
-      }
-      full_at_ = full;
+      full_at_ = next_arrival_ && (missing == 1 || arrivals_.peek(missing - 1, t))
+                     ? std::optional<Time>(missing == 1 ? *next_arrival_ : t)
+                     : std::nullopt;
     }
-    bound = at_or_never(*full_at_);
-    timer_from =
-        waiting_ > 0 ? std::optional<Time>(requests_[requests_.size() - waiting_]) : next_arrival_;
-    if (max_wait_ && timer_from) bound = std::min(bound, *timer_from + *max_wait_);
-    return std::max(bound, now);
+    if (*full_at_) bound = **full_at_;
+    // A batch not begun starts its timer at the next arrival.
+    if (max_wait_ && waiting_ == 0 && next_arrival_) {
+      bound = std::min(bound, *next_arrival_ + *max_wait_);
+    }
+  } else {
+    const auto after = [&](double seconds) {
+      // now + seconds, saturating: a quantile can lie far past the end of any run.
+      const double ns = std::ceil(seconds * 1e9);
+      return ns < static_cast<double>(kNever - now) ? now + static_cast<Time>(ns) : kNever;
+    };
+    bound = after(poisson_quantile_s(missing, risk));
+    // A batch not begun starts its timer at the next arrival, an exponential time away.
+    if (max_wait_ && waiting_ == 0) {
+      bound = std::min(bound, after(poisson_quantile_s(1, risk) + to_seconds(*max_wait_)));
+    }
   }
-  bound = after(poisson_quantile_s(missing, risk));
-  if (max_wait_) {
-    // A batch begun waits for its timer, known; one not begun starts it at the next arrival,
-    // an exponential time away.
-    const Time timer = waiting_ > 0 ? requests_[requests_.size() - waiting_] + *max_wait_
-                                    : after(poisson_quantile_s(1, risk) + to_seconds(*max_wait_));
-    bound = std::min(bound, timer);
-  }
+  if (timer) bound = std::min(bound, *timer);
   return std::max(bound, now);
 }
 

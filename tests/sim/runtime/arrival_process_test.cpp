@@ -105,3 +105,33 @@ TEST_CASE("bad arrival specifications are input errors") {
   p.segments = {{0, 1}, {0, 2}};
   CHECK_THROWS_AS(ArrivalProcess(p, RngStreams(1), "s", kSecond), fulcrum::InputError);
 }
+
+TEST_CASE("peek tells the arrivals to come of a process fixed in advance without drawing them") {
+  PiecewiseArrivals piecewise;
+  piecewise.segments = {{0, 7}, {1.3, 0}, {2, 3.3}, {2.5, 40}};
+  const std::vector<ArrivalSpec> specs = {FixedArrivals{3}, FixedArrivals{1e3 / 7},
+                                          TraceArrivals{"", {0, 0.1, 0.1, 0.25, 1.7, 2.9, 3.5}},
+                                          piecewise};
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    INFO("spec " << k);
+    ArrivalProcess reference(specs[k], RngStreams(1), "s", 3 * kSecond);
+    const std::vector<Time> expected = all(reference);
+    REQUIRE(expected.size() > 5);
+    ArrivalProcess a(specs[k], RngStreams(1), "s", 3 * kSecond);
+    REQUIRE(a.is_deterministic());
+    for (std::size_t produced = 0; produced <= expected.size(); ++produced) {
+      for (std::uint64_t j = 1; j <= 12; ++j) {
+        Time t = -1;
+        const bool some = a.peek(j, t);
+        const std::size_t index = produced + j - 1;
+        REQUIRE(some == (index < expected.size()));
+        if (some) REQUIRE(t == expected[index]);
+      }
+      if (produced < expected.size()) REQUIRE(a.next() == expected[produced]);
+    }
+    CHECK_FALSE(a.next());
+  }
+  CHECK_FALSE(ArrivalProcess(PoissonArrivals{5}, RngStreams(1), "s", kSecond).is_deterministic());
+  piecewise.poisson = true;
+  CHECK_FALSE(ArrivalProcess(piecewise, RngStreams(1), "s", kSecond).is_deterministic());
+}
