@@ -1,7 +1,9 @@
 // The quickstart scenario (600 s, 100 requests/s fixed, ResNet-50 inference in batches of 16,
 // MobileNetV3 training in minibatches of 16, managed sharing) on the simulated backend over a
 // model with fixed figures near the quickstart's, so the figure measures the runtime and the
-// backend's per-item execution, independent of the analytic model's cost.
+// backend's per-item execution, independent of the analytic model's cost. Each managed variant
+// (argument 0: windowed, the default; 1: greedy), with fixed and with Poisson arrivals (windowed
+// then computes a Gamma quantile per boundary, cached per missing request count).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -15,12 +17,15 @@ namespace {
 
 using namespace fulcrum;
 
-void BM_Runtime_quickstart(benchmark::State& state) {
+void run_quickstart(benchmark::State& state, const sim::ArrivalSpec& arrivals) {
   sim::Scenario scenario;
   scenario.name = "quickstart";
   scenario.seed = 7;
   scenario.duration_s = 600;
   scenario.gpu_sharing.policy = sim::SharingPolicy::managed;
+  scenario.gpu_sharing.variant =
+      state.range(0) == 0 ? sim::ManagedVariant::windowed : sim::ManagedVariant::greedy;
+  state.SetLabel(sim::to_string(scenario.gpu_sharing.variant));
   sim::TrainingSpec training;
   training.workload = "mobilenetv3-large";
   training.dataset = "gld23k";
@@ -30,7 +35,7 @@ void BM_Runtime_quickstart(benchmark::State& state) {
   stream.name = "resnet50-0";
   stream.workload = "resnet50";
   stream.batch_size = 16;
-  stream.arrivals = sim::FixedArrivals{100};
+  stream.arrivals = arrivals;
   scenario.inference.push_back(stream);
   scenario.budgets.latency_ms = 250;
   scenario.budgets.power_w = 30;
@@ -65,6 +70,15 @@ void BM_Runtime_quickstart(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(events) * static_cast<double>(state.iterations()),
                          benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_Runtime_quickstart)->Unit(benchmark::kMillisecond);
+
+void BM_Runtime_quickstart(benchmark::State& state) {
+  run_quickstart(state, sim::FixedArrivals{100});
+}
+BENCHMARK(BM_Runtime_quickstart)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+void BM_Runtime_quickstart_poisson(benchmark::State& state) {
+  run_quickstart(state, sim::PoissonArrivals{100});
+}
+BENCHMARK(BM_Runtime_quickstart_poisson)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
