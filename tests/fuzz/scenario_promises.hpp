@@ -29,6 +29,7 @@ inline void check_scenario_promises(const sim::Scenario& s) {
   if (!in(g.context_switch_us, 0, 1e6) || g.context_switch_us > 1000 * g.timeslice_us) {
     broken("context_switch_us out of 0..1e6 or above 1000 x timeslice_us");
   }
+  if (!in(g.risk, 1e-12, 0.5)) broken("risk out of 1e-12..0.5");
   check_name(s.device.model, 128, "the device model");
   if (s.training) {
     const sim::TrainingSpec& t = *s.training;
