@@ -7,9 +7,9 @@
 //    n = floor((b/a - t_in) / t_train) training minibatches, and no request waits for training.
 //  - greedy: a training minibatch whose data is ready, else idle; a batch that becomes ready
 //    while it runs waits for it.
-// Idling needs no wake-up of its own: until a batch is dispatched, each stream's bound stays put
-// or draws nearer, so a minibatch refused now would be refused later too; a dispatch or new
-// training data is announced through on_work_ready.
+// Idling needs no wake-up of its own: until a batch is dispatched, the time each stream leaves
+// before its next batch can be ready (bound - now) only shrinks, so a minibatch refused now would
+// be refused later too; a dispatch or new training data is announced through on_work_ready.
 #pragma once
 
 #include <optional>
