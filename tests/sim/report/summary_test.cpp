@@ -151,6 +151,7 @@ TEST_CASE("the summary is byte-identical for identical results") {
 TEST_CASE("the text summary shows every headline number with its unit") {
   const std::string text = format_summary_text(testing::small_result());
   CHECK(text.find("report-test") != std::string::npos);
+  CHECK(text.find(", managed (windowed), ") != std::string::npos);
   CHECK(text.find("160 samples/s") != std::string::npos);
   CHECK(text.find("p99 55.12 ms") != std::string::npos);
   CHECK(text.find("avg 24 W") != std::string::npos);
@@ -184,4 +185,19 @@ TEST_CASE("the text summary writes long latencies and long reasons in full") {
   CHECK(text.find("p99 26430 ms") != std::string::npos);
   CHECK(text.find("e+0") == std::string::npos);
   CHECK(text.find(std::string(600, 'x') + " end of reason\n") != std::string::npos);
+}
+
+TEST_CASE("the managed variant is recorded, and null for a policy without variants") {
+  RunResult result = testing::small_result();
+  result.gpu_sharing_variant = "greedy";
+  CHECK(
+      parse_json(summary_json(result, testing::small_scenario())).at("gpu_sharing_variant").text ==
+      "greedy");
+  CHECK(format_summary_text(result).find(", managed (greedy), ") != std::string::npos);
+  result.gpu_sharing = "native";
+  result.gpu_sharing_variant.clear();
+  const auto doc = parse_json(summary_json(result, testing::small_scenario()));
+  CHECK(doc.at("gpu_sharing").text == "native");
+  CHECK(doc.at("gpu_sharing_variant").kind == JsonValue::Kind::null);
+  CHECK(format_summary_text(result).find(", native, ") != std::string::npos);
 }
