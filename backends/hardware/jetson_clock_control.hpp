@@ -57,6 +57,9 @@ class JetsonClockControl final : public ClockControl {
   // The snapshot file restored at construction (a previous run died before restoring); absent
   // when there was none.
   const std::optional<std::filesystem::path>& recovered() const { return recovered_; }
+  // A snapshot file left by a dead run that this control may not restore (no allow_changes): the
+  // verbs tell the user to rerun with --allow-clock-changes.
+  const std::optional<std::filesystem::path>& unrestored() const { return unrestored_; }
   const std::filesystem::path& snapshot_file() const { return options_.snapshot_file; }
   bool has_snapshot() const { return !snapshot_.empty(); }
 
@@ -68,6 +71,7 @@ class JetsonClockControl final : public ClockControl {
   std::string gpu_node_;  // devfreq directory name
   std::vector<ClockWrite> snapshot_;  // in restore order; empty = nothing written yet
   std::optional<std::filesystem::path> recovered_;
+  std::optional<std::filesystem::path> unrestored_;
 };
 
 // The snapshot file format: one "path<TAB>value" line per write, in restore order.
