@@ -99,13 +99,16 @@ std::vector<double> HwmonPowerMeter::read_power_w() const {
 
 void HwmonPowerMeter::take_sample() {
   std::vector<double> power_w = read_power_w();
-  const double t = elapsed_s(started_);
+  push_sample(elapsed_s(started_), std::move(power_w));
+}
+
+void HwmonPowerMeter::push_sample(double time_s, std::vector<double> power_w) {
   double module_w = 0;
   for (std::size_t i = 0; i < power_w.size(); ++i) {
     if (summed_[i]) module_w += power_w[i];
   }
   const std::lock_guard lock(mutex_);
-  series_.time_s.push_back(t);
+  series_.time_s.push_back(time_s);
   series_.rail_power_w.push_back(std::move(power_w));
   series_.module_power_w.push_back(module_w);
 }
@@ -129,8 +132,9 @@ void HwmonPowerMeter::start() {
   if (running_) throw Error("power meter " + name_ + ": start() while a window is open");
   series_ = {};
   error_.clear();
+  std::vector<double> first = read_power_w();  // errors surface here, not in the thread
   started_ = std::chrono::steady_clock::now();
-  take_sample();  // the window opens with a sample at t ~ 0 (errors surface here)
+  push_sample(0, std::move(first));  // the window opens with a sample at t = 0
   running_ = true;
   sampler_ = std::thread([this] { sample_loop(); });
 }

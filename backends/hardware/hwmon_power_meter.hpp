@@ -46,6 +46,7 @@ class HwmonPowerMeter final : public PowerMeter {
  private:
   void sample_loop();
   void take_sample();
+  void push_sample(double time_s, std::vector<double> power_w);
 
   std::vector<HwmonRail> rails_;
   std::vector<std::string> rail_names_;

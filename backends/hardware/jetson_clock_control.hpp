@@ -28,8 +28,8 @@ struct JetsonClockOptions {
   std::filesystem::path sysfs_root = "/";
   bool allow_changes = false;  // --allow-clock-changes: without it nothing is ever written
   // Where the snapshot is persisted before the first write; empty: default_snapshot_file().
-  std::filesystem::path snapshot_file;
-  std::optional<std::string> gpu_devfreq;  // the devfreq node's name, when discovery is not wanted
+  std::filesystem::path snapshot_file = {};
+  std::optional<std::string> gpu_devfreq = std::nullopt;  // the devfreq node's name, when discovery is not wanted
 };
 
 // $XDG_STATE_HOME/fulcrum/clock-snapshot.txt, else ~/.local/state/fulcrum/clock-snapshot.txt,

@@ -90,7 +90,7 @@ struct PowerMeterOptions {
   std::chrono::nanoseconds sampling_interval = std::chrono::milliseconds(10);  // >= 100 Hz
   // INA3221: the rails whose sum is the module (DeviceSpec::rails); empty = every rail found.
   // Rails found but not listed are still reported (sub-rails), just not summed.
-  std::vector<std::string> summed_rails;
+  std::vector<std::string> summed_rails = {};
   std::string nvml_library = "libnvidia-ml.so.1";  // dlopen()ed at run time
   unsigned nvml_device = 0;                         // NVML device index
 };
