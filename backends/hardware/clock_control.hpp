@@ -34,8 +34,8 @@ struct ClockReading {
   std::optional<double> gpu_min_hz, gpu_max_hz, gpu_hz;  // devfreq min_freq, max_freq, cur_freq
   std::optional<double> emc_hz;                          // BPMP clk/emc/rate
   std::optional<bool> emc_locked;                        // BPMP clk/emc/mrq_rate_locked
-  std::string gpu_devfreq;                               // the devfreq node found, e.g. "17000000.ga10b"
-  std::vector<std::string> notes;                        // what could not be read, and why
+  std::string gpu_devfreq;         // the devfreq node found, e.g. "17000000.ga10b"
+  std::vector<std::string> notes;  // what could not be read, and why
 
   // The reading as a PowerMode (gpu_tpcs left 0) when cores, CPU, GPU and EMC are all known.
   std::optional<models::PowerMode> mode() const;

@@ -71,8 +71,8 @@ HwmonPowerMeter::HwmonPowerMeter(const PowerMeterOptions& options)
     if (std::find(rail_names_.begin(), rail_names_.end(), s) == rail_names_.end()) {
       std::string found;
       for (const std::string& n : rail_names_) found += (found.empty() ? "" : ", ") + n;
-      throw Error("power meter ina3221: rail " + s + " of the device is not among the rails found (" +
-                  found + ")");
+      throw Error("power meter ina3221: rail " + s +
+                  " of the device is not among the rails found (" + found + ")");
     }
   }
   for (const std::string& n : rail_names_) {
@@ -92,7 +92,8 @@ std::vector<double> HwmonPowerMeter::read_power_w() const {
   std::vector<double> power_w;
   power_w.reserve(rails_.size());
   for (const HwmonRail& r : rails_) {
-    power_w.push_back(require_sysfs_number(r.voltage_mv) * require_sysfs_number(r.current_ma) / 1e6);
+    power_w.push_back(require_sysfs_number(r.voltage_mv) * require_sysfs_number(r.current_ma) /
+                      1e6);
   }
   return power_w;
 }

@@ -19,9 +19,9 @@ namespace fulcrum::backends {
 
 // One rail of an INA3221: where its voltage and current are read.
 struct HwmonRail {
-  std::string label;                  // "VDD_GPU_SOC"
-  std::filesystem::path voltage_mv;   // .../inN_input
-  std::filesystem::path current_ma;   // .../currN_input
+  std::string label;                 // "VDD_GPU_SOC"
+  std::filesystem::path voltage_mv;  // .../inN_input
+  std::filesystem::path current_ma;  // .../currN_input
 };
 
 // The INA3221 rails under `sysfs_root` (every hwmon device named "ina3221", in hwmon order, then

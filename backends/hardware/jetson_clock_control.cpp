@@ -51,7 +51,8 @@ std::vector<int> parse_cpu_list(const std::string& text) {
         if (dash == std::string::npos) {
           cpus.push_back(std::stoi(word));
         } else {
-          for (int c = std::stoi(word.substr(0, dash)); c <= std::stoi(word.substr(dash + 1)); ++c) {
+          for (int c = std::stoi(word.substr(0, dash)); c <= std::stoi(word.substr(dash + 1));
+               ++c) {
             cpus.push_back(c);
           }
         }
@@ -187,7 +188,8 @@ JetsonClockControl::JetsonClockControl(JetsonClockOptions options) : options_(st
     }
   } else {
     const std::optional<std::string> gpu = find_gpu_devfreq(root);
-    if (!gpu) throw Error("clock control: no GPU devfreq node under " + (root / kDevfreqDir).string());
+    if (!gpu)
+      throw Error("clock control: no GPU devfreq node under " + (root / kDevfreqDir).string());
     gpu_node_ = *gpu;
   }
   std::error_code ec;
@@ -256,9 +258,9 @@ std::vector<ClockWrite> JetsonClockControl::plan(const models::PowerMode& mode) 
   const fs::path cpu = options_.sysfs_root / kCpuDir;
   const std::vector<int> cpus = numbered_entries(cpu, "cpu");
   if (mode.cores < 1 || mode.cores > static_cast<int>(cpus.size())) {
-    throw InputError(std::nullopt, "mode.cores",
-                     std::to_string(mode.cores) + " cores asked, the device has " +
-                         std::to_string(cpus.size()));
+    throw InputError(
+        std::nullopt, "mode.cores",
+        std::to_string(mode.cores) + " cores asked, the device has " + std::to_string(cpus.size()));
   }
   const auto online_file = [&](int n) { return cpu / ("cpu" + std::to_string(n)) / "online"; };
   std::vector<ClockWrite> writes;

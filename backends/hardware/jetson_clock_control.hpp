@@ -5,7 +5,8 @@
 //                                                related_cpus        one cluster per policy
 //   <root>/sys/class/devfreq/<gpu>/{min,max,cur}_freq               the GPU, found at run time
 //                                                                    (a node named *gpu*, *ga10b*,
-//                                                                    *gv11b*, *gp10b*, or `gpu_devfreq`)
+//                                                                    *gv11b*, *gp10b*, or
+//                                                                    `gpu_devfreq`)
 //   <root>/sys/kernel/debug/bpmp/debug/clk/emc/{rate,mrq_rate_locked} EMC
 // It writes only with allow_changes (--allow-clock-changes); otherwise set() is a dry run that
 // reads and reports. Before its first write it snapshots every file it may write and persists the
@@ -29,7 +30,8 @@ struct JetsonClockOptions {
   bool allow_changes = false;  // --allow-clock-changes: without it nothing is ever written
   // Where the snapshot is persisted before the first write; empty: default_snapshot_file().
   std::filesystem::path snapshot_file = {};
-  std::optional<std::string> gpu_devfreq = std::nullopt;  // the devfreq node's name, when discovery is not wanted
+  std::optional<std::string> gpu_devfreq =
+      std::nullopt;  // the devfreq node's name, when discovery is not wanted
 };
 
 // $XDG_STATE_HOME/fulcrum/clock-snapshot.txt, else ~/.local/state/fulcrum/clock-snapshot.txt,
@@ -68,7 +70,7 @@ class JetsonClockControl final : public ClockControl {
   void write_verified(const ClockWrite& w) const;
 
   JetsonClockOptions options_;
-  std::string gpu_node_;  // devfreq directory name
+  std::string gpu_node_;              // devfreq directory name
   std::vector<ClockWrite> snapshot_;  // in restore order; empty = nothing written yet
   std::optional<std::filesystem::path> recovered_;
   std::optional<std::filesystem::path> unrestored_;

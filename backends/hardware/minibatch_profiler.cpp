@@ -15,7 +15,8 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-MinibatchProfiler::MinibatchProfiler(Backend& backend, ClockControl* clocks, ProfilerOptions options)
+MinibatchProfiler::MinibatchProfiler(Backend& backend, ClockControl* clocks,
+                                     ProfilerOptions options)
     : backend_(backend), clocks_(clocks), options_(std::move(options)) {
   if (options_.repeats < 1) throw InputError(std::nullopt, "--repeats", "must be >= 1");
   if (options_.discard < 0) throw InputError(std::nullopt, "--discard", "must be >= 0");
@@ -29,9 +30,8 @@ void MinibatchProfiler::enter_mode(const models::PowerMode& mode) {
     const auto until = std::chrono::steady_clock::now() + options_.settle;
     while (std::chrono::steady_clock::now() < until) {
       if (options_.check_point) options_.check_point();
-      std::this_thread::sleep_for(
-          std::min<std::chrono::nanoseconds>(std::chrono::milliseconds(100),
-                                             until - std::chrono::steady_clock::now()));
+      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(
+          std::chrono::milliseconds(100), until - std::chrono::steady_clock::now()));
     }
   }
 }

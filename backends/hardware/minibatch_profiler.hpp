@@ -37,11 +37,11 @@ struct ProfileMeasurement {
   std::string workload;  // catalog name
   models::Phase phase = models::Phase::inference;
   int batch_size = 1;
-  models::PowerMode mode;              // the mode of the work items (the clocks set, or read back)
-  double time_ms = 0;                  // median minibatch time
-  double power_w = 0;                  // median module power (energy / time of each minibatch)
-  std::vector<double> rail_power_w;    // median power per rail (the device's rails order)
-  int minibatches = 0;                 // measured (the median's N), discarded ones not counted
+  models::PowerMode mode;            // the mode of the work items (the clocks set, or read back)
+  double time_ms = 0;                // median minibatch time
+  double power_w = 0;                // median module power (energy / time of each minibatch)
+  std::vector<double> rail_power_w;  // median power per rail (the device's rails order)
+  int minibatches = 0;               // measured (the median's N), discarded ones not counted
   double time_min_ms = 0, time_max_ms = 0;  // spread of the N
 };
 

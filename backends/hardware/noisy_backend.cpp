@@ -18,7 +18,8 @@ const Completion& NoisyBackend::execute(const WorkItem& item) {
   last_ = inner_->execute(item);
   if (options_.sigma > 0) {
     const double factor = std::exp(options_.sigma * normal_(rng_));
-    const double ns = std::max(1.0, std::round(static_cast<double>(last_.duration.count()) * factor));
+    const double ns =
+        std::max(1.0, std::round(static_cast<double>(last_.duration.count()) * factor));
     const double scale = ns / static_cast<double>(last_.duration.count());
     last_.duration = std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
     for (double& e : last_.rail_energy_j) e *= scale;

@@ -18,7 +18,7 @@ namespace fulcrum::backends {
 class NoisyBackend final : public Backend {
  public:
   struct Options {
-    double sigma = 0;        // >= 0: standard deviation of the log of the factor (0.05 ~ 5%)
+    double sigma = 0;  // >= 0: standard deviation of the log of the factor (0.05 ~ 5%)
     std::uint64_t seed = 1;
     bool real_time = false;  // execute() sleeps for the perturbed duration
   };

@@ -63,8 +63,8 @@ struct NvmlPowerMeter::Library {
   void check(int status, const char* call) const {
     if (status == kNvmlSuccess) return;
     const char* text = error_string != nullptr ? error_string(status) : nullptr;
-    throw Error("power meter nvml: " + std::string(call) + " failed: " +
-                (text != nullptr ? text : "NVML error " + std::to_string(status)));
+    throw Error("power meter nvml: " + std::string(call) +
+                " failed: " + (text != nullptr ? text : "NVML error " + std::to_string(status)));
   }
 };
 
@@ -120,7 +120,8 @@ NvmlDeviceInfo NvmlPowerMeter::info() const {
   }
   unsigned v = 0;
   if (l.clock != nullptr && l.clock(l.device, kNvmlClockSm, &v) == kNvmlSuccess) i.sm_clock_mhz = v;
-  if (l.clock != nullptr && l.clock(l.device, kNvmlClockMem, &v) == kNvmlSuccess) i.mem_clock_mhz = v;
+  if (l.clock != nullptr && l.clock(l.device, kNvmlClockMem, &v) == kNvmlSuccess)
+    i.mem_clock_mhz = v;
   if (l.power_limit != nullptr && l.power_limit(l.device, &v) == kNvmlSuccess) {
     i.power_limit_w = v / 1e3;
   }
@@ -147,7 +148,8 @@ void NvmlPowerMeter::sample_loop() {
     next += interval_;
     try {
       const double w = read_power_w();
-      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+      const double t =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
       const std::lock_guard lock(mutex_);
       series_.time_s.push_back(t);
       series_.rail_power_w.push_back({w});

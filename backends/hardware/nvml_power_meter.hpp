@@ -17,8 +17,8 @@ namespace fulcrum::backends {
 
 // What NVML says about one GPU (for device.json and `devices --probe`).
 struct NvmlDeviceInfo {
-  std::string name;            // "NVIDIA H100 80GB HBM3"
-  std::string driver_version;  // "580.65.06"
+  std::string name;                       // "NVIDIA H100 80GB HBM3"
+  std::string driver_version;             // "580.65.06"
   std::optional<unsigned> sm_clock_mhz;   // current, read back
   std::optional<unsigned> mem_clock_mhz;  // current, read back
   std::optional<double> power_limit_w;

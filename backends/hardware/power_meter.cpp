@@ -25,7 +25,8 @@ void NullPowerMeter::start() {
 EnergyReading NullPowerMeter::stop() {
   if (!started_) throw Error("power meter none: stop() without start()");
   EnergyReading r;
-  r.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - *started_).count();
+  r.duration_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - *started_).count();
   started_.reset();
   return r;
 }
@@ -41,20 +42,28 @@ PowerMeterKind parse_power_meter_kind(const std::string& name) {
 
 const char* to_string(PowerMeterKind kind) {
   switch (kind) {
-    case PowerMeterKind::automatic: return "automatic";
-    case PowerMeterKind::ina3221: return "ina3221";
-    case PowerMeterKind::nvml: return "nvml";
-    case PowerMeterKind::none: return "none";
+    case PowerMeterKind::automatic:
+      return "automatic";
+    case PowerMeterKind::ina3221:
+      return "ina3221";
+    case PowerMeterKind::nvml:
+      return "nvml";
+    case PowerMeterKind::none:
+      return "none";
   }
   return "?";
 }
 
 std::unique_ptr<PowerMeter> make_power_meter(const PowerMeterOptions& options) {
   switch (options.kind) {
-    case PowerMeterKind::ina3221: return std::make_unique<HwmonPowerMeter>(options);
-    case PowerMeterKind::nvml: return std::make_unique<NvmlPowerMeter>(options);
-    case PowerMeterKind::none: return std::make_unique<NullPowerMeter>();
-    case PowerMeterKind::automatic: break;
+    case PowerMeterKind::ina3221:
+      return std::make_unique<HwmonPowerMeter>(options);
+    case PowerMeterKind::nvml:
+      return std::make_unique<NvmlPowerMeter>(options);
+    case PowerMeterKind::none:
+      return std::make_unique<NullPowerMeter>();
+    case PowerMeterKind::automatic:
+      break;
   }
   if (!find_ina3221_rails(options.sysfs_root).empty()) {
     return std::make_unique<HwmonPowerMeter>(options);

@@ -28,10 +28,10 @@ struct PowerSeries {
 
 // What a meter measured over one start()..stop() window.
 struct EnergyReading {
-  double duration_s = 0;                // wall time between start() and stop()
-  std::vector<double> rail_energy_j;    // one per rail, PowerMeter::rail_names() order
-  double module_energy_j = 0;           // the module (the summed rails, or a module counter)
-  PowerSeries series;                   // what was sampled (empty for NullPowerMeter)
+  double duration_s = 0;              // wall time between start() and stop()
+  std::vector<double> rail_energy_j;  // one per rail, PowerMeter::rail_names() order
+  double module_energy_j = 0;         // the module (the summed rails, or a module counter)
+  PowerSeries series;                 // what was sampled (empty for NullPowerMeter)
   double average_power_w() const { return duration_s > 0 ? module_energy_j / duration_s : 0; }
 };
 
@@ -92,7 +92,7 @@ struct PowerMeterOptions {
   // Rails found but not listed are still reported (sub-rails), just not summed.
   std::vector<std::string> summed_rails = {};
   std::string nvml_library = "libnvidia-ml.so.1";  // dlopen()ed at run time
-  unsigned nvml_device = 0;                         // NVML device index
+  unsigned nvml_device = 0;                        // NVML device index
 };
 
 // "automatic", "ina3221", "nvml", "none" <-> PowerMeterKind; InputError (key "--power-meter") for

@@ -28,18 +28,17 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   const std::string backend_help =
       "what executes the minibatches (this build: " + backends::available_backends_text() + ")";
   po::options_description options("Options");
-  options.add_options()("help,h", "this help")(
-      "workloads", po::value<std::string>(), "workloads to profile, comma-separated (required)")(
+  options.add_options()("help,h", "this help")("workloads", po::value<std::string>(),
+                                               "workloads to profile, comma-separated (required)")(
       "phases", po::value<std::string>()->default_value("training,inference"),
-      "training, inference or both")(
-      "batch-sizes", po::value<std::string>()->default_value("16"),
-      "minibatch sizes, comma-separated")(
+      "training, inference or both")("batch-sizes", po::value<std::string>()->default_value("16"),
+                                     "minibatch sizes, comma-separated")(
       "modes", po::value<std::string>(),
       "power modes, comma-separated: presets (MAXN), grids (grid:NAME) or "
       "CORES/CPU_MHZ/GPU_MHZ/EMC_MHZ (default: the device's default preset)")(
       "device", po::value<std::string>()->default_value("orin-agx-64gb"),
-      "the catalog device the profile is for")("backend", po::value<std::string>()->default_value("sim"),
-                                               backend_help.c_str())(
+      "the catalog device the profile is for")(
+      "backend", po::value<std::string>()->default_value("sim"), backend_help.c_str())(
       "clock", po::value<std::string>()->default_value("virtual"),
       "virtual, or wall: the sim backend takes each minibatch in real time")(
       "repeats", po::value<int>()->default_value(10), "N: minibatches whose median is reported")(
@@ -95,22 +94,27 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
 
   std::vector<backends::ProfilePoint> points;
   const std::vector<std::string> phases = parse_word_list(vm["phases"].as<std::string>());
-  const std::vector<int> batches = parse_int_list(vm["batch-sizes"].as<std::string>(), "--batch-sizes");
+  const std::vector<int> batches =
+      parse_int_list(vm["batch-sizes"].as<std::string>(), "--batch-sizes");
   for (const std::string& name : parse_word_list(vm["workloads"].as<std::string>())) {
     const models::Workload* w = models::workload_catalog().find(name);
     if (w == nullptr) {
-      throw InputError(std::nullopt, "--workloads", "unknown workload '" + name + "'; see fulcrum workloads");
+      throw InputError(std::nullopt, "--workloads",
+                       "unknown workload '" + name + "'; see fulcrum workloads");
     }
     for (const std::string& phase : phases) {
       if (phase != "training" && phase != "inference") {
-        throw InputError(std::nullopt, "--phases", "expected training or inference, got '" + phase + "'");
+        throw InputError(std::nullopt, "--phases",
+                         "expected training or inference, got '" + phase + "'");
       }
       for (int b : batches) {
-        points.push_back({w, phase == "training" ? models::Phase::training : models::Phase::inference, b});
+        points.push_back(
+            {w, phase == "training" ? models::Phase::training : models::Phase::inference, b});
       }
     }
   }
-  if (points.empty()) throw InputError(std::nullopt, "--workloads", "expected at least one workload");
+  if (points.empty())
+    throw InputError(std::nullopt, "--workloads", "expected at least one workload");
   const std::vector<models::PowerMode> requested =
       vm.count("modes") ? parse_modes(vm["modes"].as<std::string>(), device)
                         : std::vector<models::PowerMode>{models::default_mode(device)};
@@ -139,13 +143,13 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
              std::chrono::duration<double>(settle_s)),
          .check_point = [&out_path] {
            if (const std::optional<int> s = pending_interrupt()) {
-             throw Interrupted(*s, "nothing was written to " + out_path +
-                                       "; the clocks were restored");
+             throw Interrupted(*s,
+                               "nothing was written to " + out_path + "; the clocks were restored");
            }
          }});
     if (!quiet) {
-      err << "fulcrum: profiling " << points.size() << " points x " << modes.size()
-          << " modes on " << device.name << " (backend " << backend_name
+      err << "fulcrum: profiling " << points.size() << " points x " << modes.size() << " modes on "
+          << device.name << " (backend " << backend_name
           << (clocks ? ", clocks " + clocks->name() : std::string()) << ")\n";
     }
     rows = measure_points(profiler, points, modes, quiet ? nullptr : &err);
@@ -158,8 +162,8 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
       "method: per mode, settle " + fixed(settle_s, 1) + " s (real-time backends), discard " +
           std::to_string(vm["discard"].as<int>()) + " minibatch(es), median of " +
           std::to_string(vm["repeats"].as<int>())};
-  write_file_atomically(out_path, profile_csv_text(rows, device.rails, comments,
-                                                   vm["dataset"].as<std::string>()));
+  write_file_atomically(
+      out_path, profile_csv_text(rows, device.rails, comments, vm["dataset"].as<std::string>()));
   if (!quiet) err << "fulcrum: wrote " << rows.size() << " rows to " << out_path << "\n";
   return 0;
 }

@@ -7,9 +7,9 @@
 #include "models/device/mode_space.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
+#include "sim/cli/verb_support.hpp"
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/json_writer.hpp"
-#include "sim/cli/verb_support.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
@@ -67,7 +67,8 @@ std::vector<int> parse_int_list(const std::string& text, const std::string& key)
   return values;
 }
 
-std::vector<models::PowerMode> parse_modes(const std::string& text, const models::DeviceSpec& device) {
+std::vector<models::PowerMode> parse_modes(const std::string& text,
+                                           const models::DeviceSpec& device) {
   std::vector<models::PowerMode> modes;
   const auto add = [&modes](const models::PowerMode& m) {
     if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
@@ -128,8 +129,9 @@ std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& ro
       });
   std::string out;
   for (const std::string& c : comments) out += "# " + c + "\n";
-  out += "model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,"
-         "minibatch_time_ms,power_w";
+  out +=
+      "model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,"
+      "minibatch_time_ms,power_w";
   if (with_rails) {
     for (const std::string& r : rails) out += "," + r + "_w";
   }
@@ -162,7 +164,6 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   f.publish();
 }
 
-
 namespace po = boost::program_options;
 
 void add_clock_options(po::options_description& options) {
@@ -183,7 +184,8 @@ ClockOptions clock_options_from(const po::variables_map& vm) {
   ClockOptions o;
   o.clocks = vm["clocks"].as<std::string>();
   if (o.clocks != "auto" && o.clocks != "jetson" && o.clocks != "none") {
-    throw InputError(std::nullopt, "--clocks", "expected auto, jetson or none, got '" + o.clocks + "'");
+    throw InputError(std::nullopt, "--clocks",
+                     "expected auto, jetson or none, got '" + o.clocks + "'");
   }
   o.allow_changes = vm.count("allow-clock-changes") > 0;
   o.sysfs_root = vm["sysfs-root"].as<std::string>();
@@ -223,6 +225,15 @@ std::vector<models::PowerMode> measurable_modes(const std::vector<models::PowerM
                                                 backends::ClockControl* clocks,
                                                 const models::DeviceSpec& device,
                                                 std::ostream& notes) {
+  if (hardware_backend) {
+    for (const models::PowerMode& m : requested) {
+      if (m.gpu_tpcs > 0 && m.gpu_tpcs < device.gpu_tpcs) {
+        notes << "fulcrum: " << power_mode_label(m) << " gates TPCs (" << m.gpu_tpcs << " of "
+              << device.gpu_tpcs << " on), which only nvpmodel sets: select that preset with "
+              << "nvpmodel -m first, or the measurement runs with every TPC on\n";
+      }
+    }
+  }
   if (!hardware_backend || (clocks != nullptr && clocks->can_change())) return requested;
   models::PowerMode current = models::default_mode(device);
   std::string how = "the device's default mode (clocks not read)";

@@ -27,7 +27,8 @@ namespace fulcrum::sim {
 // A comma-separated list of modes: preset names ("MAXN"), named grids ("grid:powertrain-4368"),
 // and custom modes "CORES/CPU_MHZ/GPU_MHZ/EMC_MHZ" ("8/1497.6/828.75/2133", snapped to the
 // tables). Duplicates are dropped, order kept. InputError (key "--modes") naming the bad item.
-std::vector<models::PowerMode> parse_modes(const std::string& text, const models::DeviceSpec& device);
+std::vector<models::PowerMode> parse_modes(const std::string& text,
+                                           const models::DeviceSpec& device);
 
 // A comma-separated list of positive integers (key names the option in errors).
 std::vector<int> parse_int_list(const std::string& text, const std::string& key);
@@ -48,7 +49,6 @@ std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& ro
 
 // Writes text to `path` all at once (a temporary beside it, renamed): never half a file.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
-
 
 // The clock options both verbs take (--clocks, --allow-clock-changes, --sysfs-root,
 // --clock-snapshot), and what they choose.

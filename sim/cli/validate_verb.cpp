@@ -46,8 +46,9 @@ class StagedBundle {
     if (fs::exists(target_, ec) && !fs::is_empty(target_, ec) &&
         !fs::exists(target_ / "comparison.json", ec)) {
       throw InputError(std::nullopt, "--out",
-                       target_.string() + " holds files that are not a validation bundle; "
-                                          "choose an absent or empty folder");
+                       target_.string() +
+                           " holds files that are not a validation bundle; "
+                           "choose an absent or empty folder");
     }
     const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
     fs::create_directories(parent, ec);
@@ -73,7 +74,9 @@ class StagedBundle {
     std::error_code ec;
     fs::remove_all(target_, ec);
     fs::rename(staging_, target_, ec);
-    if (ec) throw Error("cannot move " + staging_.string() + " to " + target_.string() + ": " + ec.message());
+    if (ec)
+      throw Error("cannot move " + staging_.string() + " to " + target_.string() + ": " +
+                  ec.message());
     published_ = true;
   }
 
@@ -98,7 +101,8 @@ std::vector<backends::ProfilePoint> points_of(const ResolvedScenario& r) {
   }
   for (std::size_t i = 0; i < r.scenario.inference.size(); ++i) {
     const InferenceStreamSpec& s = r.scenario.inference[i];
-    if (s.max_wait_ms && s.batch_size > 1) add({r.inference_workloads[i], models::Phase::inference, 1});
+    if (s.max_wait_ms && s.batch_size > 1)
+      add({r.inference_workloads[i], models::Phase::inference, 1});
     add({r.inference_workloads[i], models::Phase::inference, s.batch_size});
   }
   return points;
@@ -126,8 +130,8 @@ std::string device_json(const models::DeviceSpec& device, const std::string& bac
   // choice make_power_meter makes for it).
   std::unique_ptr<backends::PowerMeter> meter;
   try {
-    meter = backends::make_power_meter({.sysfs_root = clock_options.sysfs_root,
-                                        .summed_rails = device.rails});
+    meter = backends::make_power_meter(
+        {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
   } catch (const Error& e) {
     meter = std::make_unique<backends::NullPowerMeter>();
   }
@@ -139,7 +143,8 @@ std::string device_json(const models::DeviceSpec& device, const std::string& bac
     const backends::ClockReading r = clocks->read();
     w.begin_object();
     w.key("control").value(clocks->name());
-    w.key("online_cores").value(r.online_cores ? std::optional<double>(*r.online_cores) : std::nullopt);
+    w.key("online_cores")
+        .value(r.online_cores ? std::optional<double>(*r.online_cores) : std::nullopt);
     w.key("cpu_khz").value(r.cpu_khz);
     w.key("gpu_hz").value(r.gpu_hz);
     w.key("emc_hz").value(r.emc_hz);
@@ -151,7 +156,8 @@ std::string device_json(const models::DeviceSpec& device, const std::string& bac
     w.null();
   }
   w.key("power_meter").value(meter->name());
-  w.key("sampling_interval_ms").value(std::chrono::duration<double, std::milli>(meter->sampling_interval()).count());
+  w.key("sampling_interval_ms")
+      .value(std::chrono::duration<double, std::milli>(meter->sampling_interval()).count());
   w.end_object();
   return w.take();
 }
@@ -212,7 +218,8 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const bool hardware = backend_name != "sim";
   const double noise = vm["noise"].as<double>();
   const double settle_s = vm["settle-s"].as<double>();
-  if (!(settle_s >= 0) || settle_s > 3600) throw InputError(std::nullopt, "--settle-s", "expected 0..3600 s");
+  if (!(settle_s >= 0) || settle_s > 3600)
+    throw InputError(std::nullopt, "--settle-s", "expected 0..3600 s");
   const bool quiet = vm.count("quiet") > 0;
 
   RunOptions base;
@@ -231,8 +238,9 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   PreparedRun probe = prepare_run(scenario_path, base);
   const ResolvedScenario& resolved = probe.resolved;
   const models::DeviceSpec& device = *resolved.device;
-  const fs::path out_dir = vm.count("out") ? fs::path(vm["out"].as<std::string>())
-                                           : fs::path("out") / ("validate-" + resolved.scenario.name);
+  const fs::path out_dir = vm.count("out")
+                               ? fs::path(vm["out"].as<std::string>())
+                               : fs::path("out") / ("validate-" + resolved.scenario.name);
   StagedBundle bundle(out_dir);
   const ClockOptions clock_options = clock_options_from(vm);
   const std::unique_ptr<backends::ClockControl> clocks =
@@ -240,7 +248,8 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   std::optional<backends::ClockGuard> guard;
   if (clocks) guard.emplace(*clocks);
   const auto check_point = [] {
-    if (const std::optional<int> s = pending_interrupt()) throw Interrupted(*s, "nothing was written");
+    if (const std::optional<int> s = pending_interrupt())
+      throw Interrupted(*s, "nothing was written");
   };
 
   // 1. Profile on the device (for sim: the analytic model with noise, as fast as it can).
@@ -260,8 +269,10 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   backends::MinibatchProfiler profiler(
       *device_backend, clocks.get(),
-      {.repeats = vm["repeats"].as<int>(), .discard = vm["discard"].as<int>(),
-       .settle = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(settle_s)),
+      {.repeats = vm["repeats"].as<int>(),
+       .discard = vm["discard"].as<int>(),
+       .settle = std::chrono::duration_cast<std::chrono::nanoseconds>(
+           std::chrono::duration<double>(settle_s)),
        .check_point = check_point});
   if (!quiet) err << "fulcrum: validate " << resolved.scenario.name << ": 1/3 profiling\n";
   const std::vector<backends::ProfileMeasurement> rows =
@@ -269,12 +280,14 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const fs::path profile_csv = bundle.dir() / "inputs/profile.csv";
   write_file_atomically(
       profile_csv,
-      profile_csv_text(rows, device.rails,
-                       {"fulcrum validate: profile of " + resolved.scenario.name + " on backend " +
-                            backend_name + (hardware ? "" : " (simulated device, noise sigma " + fixed(noise, 3) + ")"),
-                        "method: discard " + std::to_string(vm["discard"].as<int>()) +
-                            ", median of " + std::to_string(vm["repeats"].as<int>())},
-                       "random"));
+      profile_csv_text(
+          rows, device.rails,
+          {"fulcrum validate: profile of " + resolved.scenario.name + " on backend " +
+               backend_name +
+               (hardware ? "" : " (simulated device, noise sigma " + fixed(noise, 3) + ")"),
+           "method: discard " + std::to_string(vm["discard"].as<int>()) + ", median of " +
+               std::to_string(vm["repeats"].as<int>())},
+          "random"));
   fs::copy_file(scenario_path, bundle.dir() / "inputs/scenario.yaml");
   {
     std::string command = "fulcrum validate";
@@ -283,12 +296,14 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   }
 
   // 2. Simulate with the table.
-  if (!quiet) err << "fulcrum: validate " << resolved.scenario.name << ": 2/3 simulating with the profile\n";
+  if (!quiet)
+    err << "fulcrum: validate " << resolved.scenario.name << ": 2/3 simulating with the profile\n";
   PreparedRun simulated = prepare_run(scenario_path, base);
   const TablePerfModel table{{fs::absolute(profile_csv).string()}};
   simulated.perf_model = load_perf_model(table, base.data_dir, device);
   simulated.resolved.scenario.device.perf_model = table;
-  simulated.backend = backends::make_backend("sim", {.device = &device, .perf_model = simulated.perf_model.get()});
+  simulated.backend =
+      backends::make_backend("sim", {.device = &device, .perf_model = simulated.perf_model.get()});
   const ScenarioRun sim_run = run_prepared(std::move(simulated), bundle.dir() / "simulated");
 
   // 3. Run for real, in wall-clock time.
@@ -303,21 +318,24 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!hardware) {
     measured.backend = std::make_unique<backends::NoisyBackend>(
         std::make_unique<backends::SimulatedBackend>(device, *measured.perf_model),
-        backends::NoisyBackend::Options{.sigma = noise, .seed = resolved.scenario.seed + 1, .real_time = true});
+        backends::NoisyBackend::Options{
+            .sigma = noise, .seed = resolved.scenario.seed + 1, .real_time = true});
   }
   const bool terminal = isatty(STDERR_FILENO) != 0;
   std::optional<ProgressDisplay> progress;
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
-  const ScenarioRun real_run = run_prepared(std::move(measured), std::optional<fs::path>(bundle.dir() / "measured"),
-                                            {}, progress ? progress->callback() : ProgressFn{});
+  const ScenarioRun real_run =
+      run_prepared(std::move(measured), std::optional<fs::path>(bundle.dir() / "measured"), {},
+                   progress ? progress->callback() : ProgressFn{});
 
   if (guard) guard->finish();
   const Comparison comparison = compare_runs(sim_run.result, real_run.result);
   write_file_atomically(bundle.dir() / "comparison.json", comparison_json(comparison));
   write_file_atomically(bundle.dir() / "comparison.md",
                         comparison_markdown(comparison, resolved.scenario.name, backend_name));
-  write_file_atomically(bundle.dir() / "device.json",
-                        device_json(device, backend_name, hardware, clocks.get(), clock_options, noise));
+  write_file_atomically(
+      bundle.dir() / "device.json",
+      device_json(device, backend_name, hardware, clocks.get(), clock_options, noise));
   bundle.publish();
   if (!quiet) {
     out << comparison_markdown(comparison, resolved.scenario.name, backend_name);

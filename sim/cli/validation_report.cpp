@@ -40,10 +40,14 @@ Comparison compare_runs(const RunResult& simulated, const RunResult& measured) {
       if (candidate.name == m.name) s = &candidate;
     }
     const std::string scope = "stream " + m.name;
-    add(c, scope, "mean_latency_ms", latency(s, &LatencyStats::mean_ms), latency(&m, &LatencyStats::mean_ms));
-    add(c, scope, "p50_latency_ms", latency(s, &LatencyStats::p50_ms), latency(&m, &LatencyStats::p50_ms));
-    add(c, scope, "p99_latency_ms", latency(s, &LatencyStats::p99_ms), latency(&m, &LatencyStats::p99_ms));
-    add(c, scope, "max_latency_ms", latency(s, &LatencyStats::max_ms), latency(&m, &LatencyStats::max_ms));
+    add(c, scope, "mean_latency_ms", latency(s, &LatencyStats::mean_ms),
+        latency(&m, &LatencyStats::mean_ms));
+    add(c, scope, "p50_latency_ms", latency(s, &LatencyStats::p50_ms),
+        latency(&m, &LatencyStats::p50_ms));
+    add(c, scope, "p99_latency_ms", latency(s, &LatencyStats::p99_ms),
+        latency(&m, &LatencyStats::p99_ms));
+    add(c, scope, "max_latency_ms", latency(s, &LatencyStats::max_ms),
+        latency(&m, &LatencyStats::max_ms));
     add(c, scope, "throughput_per_s", s ? std::optional<double>(s->throughput_per_s) : std::nullopt,
         m.throughput_per_s);
   }
@@ -63,8 +67,8 @@ Comparison compare_runs(const RunResult& simulated, const RunResult& measured) {
     if (!m.error_pct) continue;
     const double e = std::abs(*m.error_pct);
     c.max_abs_error_pct = std::max(c.max_abs_error_pct.value_or(0), e);
-    const bool headline = m.metric == "p50_latency_ms" || m.metric == "p99_latency_ms" ||
-                          m.metric == "samples_per_s";
+    const bool headline =
+        m.metric == "p50_latency_ms" || m.metric == "p99_latency_ms" || m.metric == "samples_per_s";
     if (headline) {
       c.max_abs_latency_throughput_error_pct =
           std::max(c.max_abs_latency_throughput_error_pct.value_or(0), e);

@@ -2,8 +2,6 @@
 // writes (cores, max-then-min when raising, min-then-max when lowering, EMC), the dry run that
 // writes nothing, verified writes, restore at the end of a scope and after an exception, and
 // restore at the next start after a process died holding changed clocks.
-#include "backends/hardware/jetson_clock_control.hpp"
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "backends/hardware/jetson_clock_control.hpp"
 #include "models/error.hpp"
 #include "tests/backends/hardware/fake_sysfs.hpp"
 #include "tests/input_error.hpp"
@@ -35,7 +34,8 @@ struct Rig {
   TempDir state;
   Rig() { write_orin_clocks(sysfs); }
   JetsonClockOptions options(bool allow) const {
-    return {.sysfs_root = sysfs.path(), .allow_changes = allow,
+    return {.sysfs_root = sysfs.path(),
+            .allow_changes = allow,
             .snapshot_file = state.path() / "snapshot.txt"};
   }
   std::string at(const std::string& relative) const { return (sysfs.path() / relative).string(); }
@@ -63,7 +63,8 @@ TEST_CASE("the clocks are read back and the GPU devfreq node is discovered") {
   CHECK(clocks.name().find("dry run") != std::string::npos);
 }
 
-TEST_CASE("lowering writes cores up, min before max, EMC, then cores down, skipping offline clusters") {
+TEST_CASE(
+    "lowering writes cores up, min before max, EMC, then cores down, skipping offline clusters") {
   Rig rig;
   JetsonClockControl clocks(rig.options(false));
   const std::string cpu = "sys/devices/system/cpu/";
@@ -153,16 +154,17 @@ TEST_CASE("an exception after a change restores through the guard") {
 TEST_CASE("a write that fails names the file, and the guard still restores what was written") {
   Rig rig;
   const auto before = dump_tree(rig.sysfs.path());
-  const std::filesystem::path emc_rate = rig.sysfs.path() / "sys/kernel/debug/bpmp/debug/clk/emc/rate";
+  const std::filesystem::path emc_rate =
+      rig.sysfs.path() / "sys/kernel/debug/bpmp/debug/clk/emc/rate";
   {
     JetsonClockControl clocks(rig.options(true));
     ClockGuard guard(clocks);
     clocks.set(low_mode());  // snapshot taken while the EMC rate is readable
     std::filesystem::remove(emc_rate);
     std::filesystem::create_directory(emc_rate);  // a directory cannot be written
-    CHECK_THROWS_WITH(clocks.set({.cores = 12, .cpu_khz = 2201600, .gpu_hz = 1300500000,
-                                  .emc_hz = 3199000000}),
-                      Catch::Contains("emc/rate: cannot write \"3199000000\""));
+    CHECK_THROWS_WITH(
+        clocks.set({.cores = 12, .cpu_khz = 2201600, .gpu_hz = 1300500000, .emc_hz = 3199000000}),
+        Catch::Contains("emc/rate: cannot write \"3199000000\""));
     std::filesystem::remove(emc_rate);
     rig.sysfs.write("sys/kernel/debug/bpmp/debug/clk/emc/rate", "2133000000\n");
   }

@@ -19,12 +19,14 @@ __attribute__((visibility("default"))) int nvmlShutdown() { return 0; }
 __attribute__((visibility("default"))) const char* nvmlErrorString(int status) {
   return status == 9 ? "Driver Not Loaded" : "Unknown Error";
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetHandleByIndex_v2(unsigned index, void** device) {
+__attribute__((visibility("default"))) int nvmlDeviceGetHandleByIndex_v2(unsigned index,
+                                                                         void** device) {
   if (index != 0) return 2;  // NVML_ERROR_INVALID_ARGUMENT
   *device = &device_token;
   return 0;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetTotalEnergyConsumption(void*, unsigned long long* mj) {
+__attribute__((visibility("default"))) int nvmlDeviceGetTotalEnergyConsumption(
+    void*, unsigned long long* mj) {
   energy_mj += 1000;
   *mj = energy_mj;
   return 0;
@@ -37,7 +39,8 @@ __attribute__((visibility("default"))) int nvmlDeviceGetName(void*, char* name, 
   std::strncpy(name, "Fake GPU", length);
   return 0;
 }
-__attribute__((visibility("default"))) int nvmlSystemGetDriverVersion(char* version, unsigned length) {
+__attribute__((visibility("default"))) int nvmlSystemGetDriverVersion(char* version,
+                                                                      unsigned length) {
   std::strncpy(version, "999.1", length);
   return 0;
 }

@@ -23,8 +23,8 @@ struct FakeChannel {
 };
 
 // hwmon/<hwmon_name>/ with `name` = `driver` and channels 1..n.
-inline void write_hwmon(const TempDir& dir, const std::string& hwmon_name, const std::string& driver,
-                        const std::vector<FakeChannel>& channels) {
+inline void write_hwmon(const TempDir& dir, const std::string& hwmon_name,
+                        const std::string& driver, const std::vector<FakeChannel>& channels) {
   const std::string base = "sys/class/hwmon/" + hwmon_name + "/";
   dir.write(base + "name", driver + "\n");
   for (std::size_t i = 0; i < channels.size(); ++i) {

@@ -33,7 +33,8 @@ class ScriptedBackend final : public Backend {
   struct Step {
     double ms, gpu_w, cpu_w;
   };
-  ScriptedBackend(std::deque<Step> steps, bool real_time) : steps_(std::move(steps)), real_time_(real_time) {}
+  ScriptedBackend(std::deque<Step> steps, bool real_time)
+      : steps_(std::move(steps)), real_time_(real_time) {}
   const models::DeviceSpec& device() const override { return device_; }
   const Completion& execute(const WorkItem& item) override {
     modes.push_back(item.mode);
@@ -129,7 +130,8 @@ TEST_CASE("clocks that can change are set once per mode; read-only ones never") 
 TEST_CASE("the settle wait happens only on a backend that runs in real time, with check points") {
   const models::PowerMode a{.cores = 4, .cpu_khz = 1e6, .gpu_hz = 5e8, .emc_hz = 2e9};
   int checks = 0;
-  const ProfilerOptions options{.repeats = 1, .discard = 0,
+  const ProfilerOptions options{.repeats = 1,
+                                .discard = 0,
                                 .settle = std::chrono::milliseconds(250),
                                 .check_point = [&checks] { ++checks; }};
   {
@@ -149,8 +151,9 @@ TEST_CASE("the settle wait happens only on a backend that runs in real time, wit
 
 TEST_CASE("the profiler refuses N < 1 and a negative discard") {
   ScriptedBackend backend({}, false);
-  CHECK(fulcrum::testing::error_of([&] { MinibatchProfiler(backend, nullptr, {.repeats = 0}); })
-            .key_path() == "--repeats");
+  CHECK(fulcrum::testing::error_of([&] {
+          MinibatchProfiler(backend, nullptr, {.repeats = 0});
+        }).key_path() == "--repeats");
   CHECK(fulcrum::testing::error_of([&] {
           MinibatchProfiler(backend, nullptr, {.repeats = 1, .discard = -1});
         }).key_path() == "--discard");

@@ -28,8 +28,9 @@ namespace {
 void write_orin_hwmon(const TempDir& dir) {
   write_hwmon(dir, "hwmon0", "tegra-thermal", {});
   // 5 V x 2 A = 10 W, 5 V x 0.8 A = 4 W, 5 V x 1.2 A = 6 W
-  write_hwmon(dir, "hwmon1", "ina3221",
-              {{"VDD_GPU_SOC", 5000, 2000}, {"VDD_CPU_CV", 5000, 800}, {"VIN_SYS_5V0", 5000, 1200}});
+  write_hwmon(
+      dir, "hwmon1", "ina3221",
+      {{"VDD_GPU_SOC", 5000, 2000}, {"VDD_CPU_CV", 5000, 800}, {"VIN_SYS_5V0", 5000, 1200}});
   write_hwmon(dir, "hwmon2", "ina3221",
               {{"NC", 0, 0}, {"VDDQ_VDD2_1V8AO", 1800, 500}, {"NC", 0, 0}});
 }
@@ -61,7 +62,8 @@ TEST_CASE("the trapezoid rule integrates hand-made series exactly") {
 TEST_CASE("INA3221 rails are found by hwmon name and label, NC and sum channels skipped") {
   TempDir dir;
   write_orin_hwmon(dir);
-  write_hwmon(dir, "hwmon10", "ina3221", {{"sum of shunt voltages", 10, 10}, {"VDD_LATE", 1000, 1}});
+  write_hwmon(dir, "hwmon10", "ina3221",
+              {{"sum of shunt voltages", 10, 10}, {"VDD_LATE", 1000, 1}});
   CHECK(labels(find_ina3221_rails(dir.path())) ==
         std::vector<std::string>{"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0", "VDDQ_VDD2_1V8AO",
                                  "VDD_LATE"});
@@ -98,8 +100,8 @@ TEST_CASE("a constant load integrates to power times the window, summed rails on
 TEST_CASE("a load that changes while the meter samples is seen in the series and the energy") {
   TempDir dir;
   write_hwmon(dir, "hwmon3", "ina3221", {{"VDD_IN", 10000, 100}});  // 1 W
-  HwmonPowerMeter meter({.sysfs_root = dir.path().string(),
-                         .sampling_interval = std::chrono::milliseconds(2)});
+  HwmonPowerMeter meter(
+      {.sysfs_root = dir.path().string(), .sampling_interval = std::chrono::milliseconds(2)});
   const std::filesystem::path current = dir.path() / "sys/class/hwmon/hwmon3/curr1_input";
   meter.start();
   std::thread writer([&] {
@@ -123,8 +125,8 @@ TEST_CASE("a load that changes while the meter samples is seen in the series and
 TEST_CASE("a rail that cannot be read while sampling fails stop() naming the file") {
   TempDir dir;
   write_hwmon(dir, "hwmon0", "ina3221", {{"VDD_IN", 5000, 1000}});
-  HwmonPowerMeter meter({.sysfs_root = dir.path().string(),
-                         .sampling_interval = std::chrono::milliseconds(2)});
+  HwmonPowerMeter meter(
+      {.sysfs_root = dir.path().string(), .sampling_interval = std::chrono::milliseconds(2)});
   meter.start();
   std::filesystem::remove(dir.path() / "sys/class/hwmon/hwmon0/curr1_input");
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -136,8 +138,9 @@ TEST_CASE("the INA3221 meter refuses a tree without one, a missing device rail, 
   CHECK_THROWS_WITH(HwmonPowerMeter({.sysfs_root = dir.path().string()}),
                     Catch::Contains("no INA3221 rail"));
   write_orin_hwmon(dir);
-  CHECK_THROWS_WITH(HwmonPowerMeter({.sysfs_root = dir.path().string(), .summed_rails = {"VDD_IN"}}),
-                    Catch::Contains("rail VDD_IN of the device is not among"));
+  CHECK_THROWS_WITH(
+      HwmonPowerMeter({.sysfs_root = dir.path().string(), .summed_rails = {"VDD_IN"}}),
+      Catch::Contains("rail VDD_IN of the device is not among"));
   HwmonPowerMeter meter({.sysfs_root = dir.path().string()});
   CHECK_THROWS_AS(meter.stop(), Error);
   meter.start();
@@ -149,31 +152,32 @@ TEST_CASE("NVML missing is a clear error, and automatic falls back to no meter")
   TempDir dir;
   CHECK_THROWS_WITH(NvmlPowerMeter({.nvml_library = "libnvidia-ml-absent.so.1"}),
                     Catch::Contains("cannot load libnvidia-ml-absent.so.1"));
-  const auto meter = make_power_meter({.sysfs_root = dir.path().string(),
-                                       .nvml_library = "libnvidia-ml-absent.so.1"});
+  const auto meter = make_power_meter(
+      {.sysfs_root = dir.path().string(), .nvml_library = "libnvidia-ml-absent.so.1"});
   CHECK(meter->name() == "none");
   CHECK_FALSE(meter->measures());
   meter->start();
   const EnergyReading r = meter->stop();
   CHECK(r.module_energy_j == 0);
   CHECK(r.rail_energy_j.empty());
-  CHECK_THROWS_WITH(make_power_meter({.kind = PowerMeterKind::nvml,
-                                      .nvml_library = "libnvidia-ml-absent.so.1"}),
-                    Catch::Contains("cannot load"));
+  CHECK_THROWS_WITH(
+      make_power_meter({.kind = PowerMeterKind::nvml, .nvml_library = "libnvidia-ml-absent.so.1"}),
+      Catch::Contains("cannot load"));
 }
 
 TEST_CASE("automatic picks the INA3221 meter when hwmon has one") {
   TempDir dir;
   write_orin_hwmon(dir);
-  const auto meter = make_power_meter({.sysfs_root = dir.path().string(),
-                                       .nvml_library = "libnvidia-ml-absent.so.1"});
+  const auto meter = make_power_meter(
+      {.sysfs_root = dir.path().string(), .nvml_library = "libnvidia-ml-absent.so.1"});
   CHECK(meter->name().rfind("ina3221", 0) == 0);
 }
 
-TEST_CASE("the NVML meter takes energy counter deltas and samples power through the loaded library") {
+TEST_CASE(
+    "the NVML meter takes energy counter deltas and samples power through the loaded library") {
   // The stand-in advances its counter by 1000 mJ per read and always draws 250 W.
-  NvmlPowerMeter meter({.sampling_interval = std::chrono::milliseconds(2),
-                        .nvml_library = FULCRUM_FAKE_NVML});
+  NvmlPowerMeter meter(
+      {.sampling_interval = std::chrono::milliseconds(2), .nvml_library = FULCRUM_FAKE_NVML});
   CHECK(meter.name() == "nvml (Fake GPU, GPU 0, energy counter)");
   CHECK(meter.rail_names() == std::vector<std::string>{"GPU"});
   CHECK(meter.info().driver_version == "999.1");

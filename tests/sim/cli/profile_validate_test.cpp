@@ -61,7 +61,8 @@ TEST_CASE("profile writes the measurement CSV, which reproduces the model it mea
   REQUIRE(table.rows.size() == 8);  // 2 phases x 2 batch sizes x 2 modes
   CHECK(table.rail_names == std::vector<std::string>{"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"});
   CHECK(slurp(csv).find("model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,"
-                        "mem_freq_hz,minibatch_time_ms,power_w,VDD_GPU_SOC_w") != std::string::npos);
+                        "mem_freq_hz,minibatch_time_ms,power_w,VDD_GPU_SOC_w") !=
+        std::string::npos);
   // The simulated backend is deterministic: the median of its minibatches is its prediction.
   const models::DeviceCatalog devices = devices_from(default_data_dir());
   const models::DeviceSpec& orin = devices.get("orin-agx-64gb");
@@ -117,11 +118,24 @@ TEST_CASE("profile with Jetson clocks: a dry run writes no clock, an allowed run
   fulcrum::testing::write_orin_clocks(sysfs);
   const auto before = dump_tree(sysfs.path());
   const std::string snapshot = (state.path() / "snap.txt").string();
-  const std::vector<std::string> base = {"profile", "--workloads", "resnet50", "--phases", "inference",
-                                         "--modes", "MODE_30W,MAXN", "--repeats", "1",
-                                         "--clocks", "jetson", "--sysfs-root", sysfs.path().string(),
-                                         "--clock-snapshot", snapshot, "--out",
-                                         (state.path() / "p.csv").string(), "--quiet"};
+  const std::vector<std::string> base = {"profile",
+                                         "--workloads",
+                                         "resnet50",
+                                         "--phases",
+                                         "inference",
+                                         "--modes",
+                                         "MODE_30W,MAXN",
+                                         "--repeats",
+                                         "1",
+                                         "--clocks",
+                                         "jetson",
+                                         "--sysfs-root",
+                                         sysfs.path().string(),
+                                         "--clock-snapshot",
+                                         snapshot,
+                                         "--out",
+                                         (state.path() / "p.csv").string(),
+                                         "--quiet"};
   REQUIRE(cli(base) == 0);
   CHECK(dump_tree(sysfs.path()) == before);
   std::vector<std::string> allowed = base;
@@ -146,10 +160,9 @@ TEST_CASE("SIGTERM during a profile that changed clocks restores them and writes
     dup2(null, 2);
     // Each minibatch takes its real time (clock wall), 10000 of them: far longer than the test.
     execl(FULCRUM_BINARY, FULCRUM_BINARY, "profile", "--workloads", "resnet50", "--phases",
-          "inference", "--modes", "MODE_30W", "--repeats", "10000", "--clock", "wall",
-          "--clocks", "jetson", "--allow-clock-changes", "--sysfs-root",
-          sysfs.path().c_str(), "--clock-snapshot", snapshot.c_str(), "--out", out.c_str(),
-          static_cast<char*>(nullptr));
+          "inference", "--modes", "MODE_30W", "--repeats", "10000", "--clock", "wall", "--clocks",
+          "jetson", "--allow-clock-changes", "--sysfs-root", sysfs.path().c_str(),
+          "--clock-snapshot", snapshot.c_str(), "--out", out.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   // The snapshot file appears just before the first clock write.
