@@ -141,10 +141,10 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
          .discard = vm["discard"].as<int>(),
          .settle = std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::duration<double>(settle_s)),
-         .check_point = [&out_path] {
+         .check_point = [&out_path, restores = clocks && clocks->can_change()] {
            if (const std::optional<int> s = pending_interrupt()) {
-             throw Interrupted(*s,
-                               "nothing was written to " + out_path + "; the clocks were restored");
+             throw Interrupted(*s, "nothing was written to " + out_path +
+                                       (restores ? "; the clocks were restored" : ""));
            }
          }});
     if (!quiet) {

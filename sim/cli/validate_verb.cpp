@@ -17,6 +17,7 @@
 #include "backends/backend_factory.hpp"
 #include "backends/hardware/minibatch_profiler.hpp"
 #include "backends/hardware/noisy_backend.hpp"
+#include "backends/hardware/nvml_power_meter.hpp"
 #include "backends/hardware/power_meter.hpp"
 #include "backends/simulated_backend.hpp"
 #include "models/error.hpp"
@@ -135,8 +136,23 @@ std::string device_json(const models::DeviceSpec& device, const std::string& bac
   } catch (const Error& e) {
     meter = std::make_unique<backends::NullPowerMeter>();
   }
-  w.key("gpu_name").value(device.name);
-  w.key("driver").null();
+  // On a data-centre GPU NVML names the GPU and the driver; elsewhere the catalog's device.
+  const auto* nvml = dynamic_cast<const backends::NvmlPowerMeter*>(meter.get());
+  const std::optional<backends::NvmlDeviceInfo> info =
+      nvml ? std::optional(nvml->info()) : std::nullopt;
+  w.key("gpu_name").value(info && !info->name.empty() ? info->name : device.name);
+  if (info && !info->driver_version.empty()) {
+    w.key("driver").value(info->driver_version);
+  } else {
+    w.key("driver").null();
+  }
+  if (info) {
+    w.key("nvml_sm_clock_mhz")
+        .value(info->sm_clock_mhz ? std::optional<double>(*info->sm_clock_mhz) : std::nullopt);
+    w.key("nvml_mem_clock_mhz")
+        .value(info->mem_clock_mhz ? std::optional<double>(*info->mem_clock_mhz) : std::nullopt);
+    w.key("nvml_power_limit_w").value(info->power_limit_w);
+  }
   w.key("sm_count").value(device.gpu_sms);
   w.key("clocks_read_back");
   if (clocks != nullptr) {
@@ -237,6 +253,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   // Loaded once to learn what to profile; every bad input is reported here, before anything runs.
   PreparedRun probe = prepare_run(scenario_path, base);
   const ResolvedScenario& resolved = probe.resolved;
+  if (resolved.scenario.gpu_sharing.policy == SharingPolicy::native) {
+    throw InputError(std::nullopt, "gpu_sharing",
+                     "validate runs the scenario in wall-clock time, where native time-slicing "
+                     "is not available yet: use managed or sequential");
+  }
   const models::DeviceSpec& device = *resolved.device;
   const fs::path out_dir = vm.count("out")
                                ? fs::path(vm["out"].as<std::string>())

@@ -244,3 +244,13 @@ TEST_CASE("the comparison's errors are in % of the measured value, streams match
   CHECK(*c.max_abs_latency_throughput_error_pct == Approx(20));
   CHECK(*c.max_abs_error_pct == Approx(25));
 }
+
+TEST_CASE("validate refuses native sharing before measuring anything") {
+  TempDir dir;
+  const InputError e = fulcrum::testing::error_of([&] {
+    cli({"validate", "scenarios/native.yaml", "--duration-s", "1", "--out",
+         (dir.path() / "b").string(), "--quiet"});
+  });
+  CHECK(e.key_path() == "gpu_sharing");
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "b"));
+}
