@@ -69,10 +69,13 @@ HwmonPowerMeter::HwmonPowerMeter(const PowerMeterOptions& options)
   for (const HwmonRail& r : rails_) rail_names_.push_back(r.label);
   for (const std::string& s : options.summed_rails) {
     if (std::find(rail_names_.begin(), rail_names_.end(), s) == rail_names_.end()) {
-      std::string found;
-      for (const std::string& n : rail_names_) found += (found.empty() ? "" : ", ") + n;
-      throw Error("power meter ina3221: rail " + s +
-                  " of the device is not among the rails found (" + found + ")");
+      std::string message = "power meter ina3221: rail " + s;
+      message += " of the device is not among the rails found (";
+      for (std::size_t i = 0; i < rail_names_.size(); ++i) {
+        message += (i > 0 ? ", " : "");
+        message += rail_names_[i];
+      }
+      throw Error(message + ")");
     }
   }
   for (const std::string& n : rail_names_) {
