@@ -349,14 +349,15 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
       run_prepared(std::move(measured), std::optional<fs::path>(bundle.dir() / "measured"), {},
                    progress ? progress->callback() : ProgressFn{});
 
+  // The clocks as the measured run had them: read before they are restored.
+  const std::string device_text =
+      device_json(device, backend_name, hardware, clocks.get(), clock_options, noise);
   if (guard) guard->finish();
   const Comparison comparison = compare_runs(sim_run.result, real_run.result);
   write_file_atomically(bundle.dir() / "comparison.json", comparison_json(comparison));
   write_file_atomically(bundle.dir() / "comparison.md",
                         comparison_markdown(comparison, resolved.scenario.name, backend_name));
-  write_file_atomically(
-      bundle.dir() / "device.json",
-      device_json(device, backend_name, hardware, clocks.get(), clock_options, noise));
+  write_file_atomically(bundle.dir() / "device.json", device_text);
   bundle.publish();
   if (!quiet) {
     out << comparison_markdown(comparison, resolved.scenario.name, backend_name);
