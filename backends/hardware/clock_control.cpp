@@ -19,7 +19,7 @@ ClockGuard::~ClockGuard() {
   try {
     control_->restore();
   } catch (const std::exception& e) {
-    error_ = e.what();
+    if (on_failure_) on_failure_(e.what());
   }
 }
 

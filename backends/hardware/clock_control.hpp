@@ -79,21 +79,23 @@ class ClockControl {
 };
 
 // Restores `control` when the scope ends: normal exit, an exception, or sim::Interrupted thrown
-// for SIGINT/SIGTERM at a check point. A failure to restore is kept (error()) and never thrown
-// from the destructor; call finish() to restore and see it thrown.
+// for SIGINT/SIGTERM at a check point. The destructor never throws: a failure to restore goes to
+// `on_failure` (the verbs print it; the snapshot file stays for the next start). finish()
+// restores now and throws what restore() throws.
 class ClockGuard {
  public:
-  explicit ClockGuard(ClockControl& control) : control_(&control) {}
+  explicit ClockGuard(ClockControl& control,
+                      std::function<void(const std::string&)> on_failure = {})
+      : control_(&control), on_failure_(std::move(on_failure)) {}
   ~ClockGuard();
   ClockGuard(const ClockGuard&) = delete;
   ClockGuard& operator=(const ClockGuard&) = delete;
 
-  void finish();  // restores now; throws what restore() throws
-  const std::string& error() const { return error_; }
+  void finish();
 
  private:
   ClockControl* control_;
-  std::string error_;
+  std::function<void(const std::string&)> on_failure_;
 };
 
 // ClockControl for a device whose clocks Fulcrum never changes (a data-centre GPU, or a Jetson

@@ -134,7 +134,7 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   std::vector<backends::ProfileMeasurement> rows;
   {
     std::optional<backends::ClockGuard> guard;
-    if (clocks) guard.emplace(*clocks);
+    if (clocks) guard.emplace(*clocks, restore_failure_printer(err));
     backends::MinibatchProfiler profiler(
         *backend, clocks.get(),
         {.repeats = vm["repeats"].as<int>(),

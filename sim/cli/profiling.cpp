@@ -220,6 +220,14 @@ std::unique_ptr<backends::ClockControl> make_clock_control(const ClockOptions& o
   });
 }
 
+std::function<void(const std::string&)> restore_failure_printer(std::ostream& err) {
+  return [&err](const std::string& what) {
+    err << "fulcrum: could not restore the clocks: " << what
+        << "; the snapshot file stays, and the next run with --allow-clock-changes restores it "
+           "(a reboot does too)\n";
+  };
+}
+
 std::vector<models::PowerMode> measurable_modes(const std::vector<models::PowerMode>& requested,
                                                 bool hardware_backend,
                                                 backends::ClockControl* clocks,

@@ -11,6 +11,7 @@
 
 #include <boost/program_options.hpp>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -56,7 +57,7 @@ struct ClockOptions {
   std::string clocks = "auto";  // auto | jetson | none
   bool allow_changes = false;
   std::string sysfs_root = "/";
-  std::string snapshot_file;  // empty: backends::default_snapshot_file()
+  std::string snapshot_file = {};  // empty: backends::default_snapshot_file()
 };
 
 void add_clock_options(boost::program_options::options_description& options);
@@ -69,6 +70,10 @@ ClockOptions clock_options_from(const boost::program_options::variables_map& vm)
 std::unique_ptr<backends::ClockControl> make_clock_control(const ClockOptions& options,
                                                            bool hardware_backend,
                                                            std::ostream& notes);
+
+// What a ClockGuard calls when it cannot restore the clocks: one line on `err` saying so and how
+// they will be restored (the snapshot file stays for the next run with --allow-clock-changes).
+std::function<void(const std::string&)> restore_failure_printer(std::ostream& err);
 
 // The modes a profile can measure: all of `requested` when the backend takes the mode from the
 // work item (simulated) or the clocks can change; otherwise only the mode the clocks are in now

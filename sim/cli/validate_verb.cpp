@@ -267,7 +267,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const std::unique_ptr<backends::ClockControl> clocks =
       make_clock_control(clock_options, hardware, err);
   std::optional<backends::ClockGuard> guard;
-  if (clocks) guard.emplace(*clocks);
+  if (clocks) guard.emplace(*clocks, restore_failure_printer(err));
   const auto check_point = [] {
     if (const std::optional<int> s = pending_interrupt())
       throw Interrupted(*s, "nothing was written");

@@ -234,3 +234,44 @@ TEST_CASE("a snapshot survives a save and load round trip") {
   save_clock_snapshot(dir.path() / "s/snap.txt", writes);
   CHECK(load_clock_snapshot(dir.path() / "s/snap.txt") == writes);
 }
+
+TEST_CASE(
+    "a restore that fails keeps the snapshot file for the next start, and the guard says so") {
+  Rig rig;
+  const std::filesystem::path gpu_max =
+      rig.sysfs.path() / "sys/class/devfreq/17000000.ga10b/max_freq";
+  std::string error;
+  {
+    JetsonClockControl clocks(rig.options(true));
+    ClockGuard guard(clocks, [&error](const std::string& e) { error = e; });
+    clocks.set(low_mode());
+    std::filesystem::remove(gpu_max);
+    std::filesystem::create_directory(gpu_max);  // cannot be written back
+  }  // the guard's restore fails: reported, not thrown from the destructor
+  CHECK_THAT(error, Catch::Contains("max_freq: cannot write"));
+  JetsonClockControl check(rig.options(false));
+  CHECK(check.unrestored() == rig.state.path() / "snapshot.txt");
+  std::filesystem::remove(gpu_max);
+  rig.sysfs.write("sys/class/devfreq/17000000.ga10b/max_freq", "624750000\n");
+  JetsonClockControl recover(rig.options(true));  // the next start with permission restores
+  CHECK(recover.recovered().has_value());
+  CHECK(recover.read().gpu_max_hz == 1300500000);
+  CHECK(recover.read().online_cores == 12);
+}
+
+TEST_CASE("ClockGuard::finish throws what restore throws; the destructor keeps it") {
+  Rig rig;
+  const std::filesystem::path rate = rig.sysfs.path() / "sys/kernel/debug/bpmp/debug/clk/emc/rate";
+  JetsonClockControl clocks(rig.options(true));
+  std::optional<ClockGuard> guard(std::in_place, clocks);
+  clocks.set(low_mode());
+  std::filesystem::remove(rate);
+  std::filesystem::create_directory(rate);
+  CHECK_THROWS_WITH(guard->finish(), Catch::Contains("emc/rate: cannot write"));
+  std::filesystem::remove(rate);
+  rig.sysfs.write("sys/kernel/debug/bpmp/debug/clk/emc/rate", "2133000000\n");
+  ClockGuard second(clocks);
+  clocks.restore();  // the snapshot is still there after the failure: this puts it back
+  CHECK(clocks.read().emc_hz == 3199000000);
+  CHECK_FALSE(clocks.has_snapshot());
+}

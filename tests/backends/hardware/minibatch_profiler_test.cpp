@@ -170,16 +170,20 @@ TEST_CASE("the noisy backend is seeded, keeps power, and centres its factor on 1
   const WorkItem item{&resnet50(), Phase::inference, 1, {}};
   double log_sum = 0;
   bool differs_from_other_seed = false;
+  int same_seed_differs = 0, noiseless_differs = 0, power_changed = 0;
   for (int k = 0; k < 2000; ++k) {
     const Completion ca = a.execute(item);
-    CHECK(ca.duration == b.execute(item).duration);
+    same_seed_differs += ca.duration != b.execute(item).duration;
     differs_from_other_seed |= ca.duration != c.execute(item).duration;
-    CHECK(none.execute(item).duration == std::chrono::milliseconds(20));
+    noiseless_differs += none.execute(item).duration != std::chrono::milliseconds(20);
     const double s = std::chrono::duration<double>(ca.duration).count();
-    CHECK(ca.module_energy_j / s == Approx(8.0));
-    CHECK(ca.rail_energy_j[0] / s == Approx(6.0));
+    power_changed += std::abs(ca.module_energy_j / s - 8.0) > 1e-9 ||
+                     std::abs(ca.rail_energy_j[0] / s - 6.0) > 1e-9;
     log_sum += std::log(s / 0.020);
   }
+  CHECK(same_seed_differs == 0);
+  CHECK(noiseless_differs == 0);
+  CHECK(power_changed == 0);
   CHECK(differs_from_other_seed);
   // The mean of 2000 normal draws with sigma 0.1 is within 4 standard errors (0.009) of 0.
   CHECK(std::abs(log_sum / 2000) < 0.009);

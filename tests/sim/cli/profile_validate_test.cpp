@@ -254,3 +254,43 @@ TEST_CASE("validate refuses native sharing before measuring anything") {
   CHECK(e.key_path() == "gpu_sharing");
   CHECK_FALSE(std::filesystem::exists(dir.path() / "b"));
 }
+
+TEST_CASE("on hardware whose clocks cannot change, only the current mode is measured, and why") {
+  TempDir sysfs, state;
+  fulcrum::testing::write_orin_clocks(sysfs);  // at MAXN
+  const models::DeviceCatalog devices = devices_from(default_data_dir());
+  const models::DeviceSpec& orin = devices.get("orin-agx-64gb");
+  std::ostringstream notes;
+  const auto clocks = make_clock_control({.clocks = "auto",
+                                          .allow_changes = false,
+                                          .sysfs_root = sysfs.path().string(),
+                                          .snapshot_file = (state.path() / "s.txt").string()},
+                                         true, notes);
+  REQUIRE(clocks != nullptr);
+  CHECK_FALSE(clocks->can_change());
+  const std::vector<models::PowerMode> modes = measurable_modes(
+      {models::resolve_preset(orin, "MODE_15W"), models::resolve_preset(orin, "MODE_30W")}, true,
+      clocks.get(), orin, notes);
+  REQUIRE(modes.size() == 1);
+  CHECK(modes[0].cores == 12);
+  CHECK(modes[0].gpu_hz == 1300500000);
+  const std::string text = notes.str();
+  CHECK(text.find("profiling the current mode only") != std::string::npos);
+  CHECK(text.find("from the clocks read back") != std::string::npos);
+  CHECK(text.find("--allow-clock-changes") != std::string::npos);
+  CHECK(text.find("dry run: 4c/1113.6/318.75/2133 MHz would write") != std::string::npos);
+  CHECK(text.find("gates TPCs (3 of 8 on)") != std::string::npos);  // MODE_15W, nvpmodel's job
+  // The simulated backend takes every mode, whatever the clocks.
+  std::ostringstream quiet;
+  CHECK(
+      measurable_modes({models::resolve_preset(orin, "MODE_15W")}, false, clocks.get(), orin, quiet)
+          .size() == 1);
+  CHECK(quiet.str().empty());
+  // Not a Jetson: read-only clocks, and the device's default mode.
+  std::ostringstream other;
+  const auto read_only = make_clock_control({.sysfs_root = state.path().string()}, true, other);
+  const auto current =
+      measurable_modes({models::resolve_preset(orin, "MAXN")}, true, read_only.get(), orin, other);
+  CHECK(current == std::vector<models::PowerMode>{models::default_mode(orin)});
+  CHECK(other.str().find("the device's default mode") != std::string::npos);
+}
