@@ -26,14 +26,15 @@ declare -A may_include=(
   [models/perf]="models models/io models/device models/workload models/perf"
 
   [backends]="$models_all backends"
-  [backends/cuda]="$models_all backends backends/cuda <cuda>"
+  [backends/hardware]="$models_all backends backends/hardware"
+  [backends/cuda]="$models_all backends backends/hardware backends/cuda <cuda>"
 
   [sim/engine]="sim/engine"
   [sim/scenario]="$models_all sim/scenario"
   [sim/config]="$models_all sim/scenario sim/config"
   [sim/runtime]="$models_all backends sim/engine sim/scenario sim/runtime"
   [sim/report]="$models_all backends sim/engine sim/scenario sim/runtime sim/report"
-  [sim/cli]="$models_all backends backends/cuda sim/engine sim/scenario sim/config sim/runtime sim/report sim/cli"
+  [sim/cli]="$models_all backends backends/hardware backends/cuda sim/engine sim/scenario sim/config sim/runtime sim/report sim/cli"
 )
 
 # CUDA toolkit headers, as written inside <> or "".

@@ -10,6 +10,8 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_workloads(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 namespace {
 
@@ -24,6 +26,10 @@ constexpr std::array kVerbs{
          cmd_workloads},
     Verb{"calibrate", "", "fit the analytic performance model to reference measurements",
          cmd_calibrate},
+    Verb{"profile", "", "measure minibatch time and power over modes into a profile CSV",
+         cmd_profile},
+    Verb{"validate", "SCENARIO", "simulated vs measured run of a scenario, side by side",
+         cmd_validate},
 };
 
 }  // namespace

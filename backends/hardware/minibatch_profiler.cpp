@@ -1,0 +1,75 @@
+#include "backends/hardware/minibatch_profiler.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <thread>
+
+#include "models/error.hpp"
+
+namespace fulcrum::backends {
+
+double median(std::vector<double> values) {
+  assert(!values.empty());
+  const std::size_t n = values.size();
+  std::sort(values.begin(), values.end());
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+MinibatchProfiler::MinibatchProfiler(Backend& backend, ClockControl* clocks,
+                                     ProfilerOptions options)
+    : backend_(backend), clocks_(clocks), options_(std::move(options)) {
+  if (options_.repeats < 1) throw InputError(std::nullopt, "--repeats", "must be >= 1");
+  if (options_.discard < 0) throw InputError(std::nullopt, "--discard", "must be >= 0");
+}
+
+void MinibatchProfiler::enter_mode(const models::PowerMode& mode) {
+  if (clocks_ != nullptr && clocks_->can_change()) clocks_->set(mode);
+  current_ = mode;
+  if (backend_.runs_in_real_time() && options_.settle > std::chrono::nanoseconds(0)) {
+    // Sleep in short steps so that an interrupt is seen within a tenth of a second.
+    const auto until = std::chrono::steady_clock::now() + options_.settle;
+    while (std::chrono::steady_clock::now() < until) {
+      if (options_.check_point) options_.check_point();
+      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(
+          std::chrono::milliseconds(100), until - std::chrono::steady_clock::now()));
+    }
+  }
+}
+
+ProfileMeasurement MinibatchProfiler::measure(const ProfilePoint& point,
+                                              const models::PowerMode& mode) {
+  assert(point.workload != nullptr);
+  if (!current_ || *current_ != mode) enter_mode(mode);
+  const WorkItem item{point.workload, point.phase, point.batch_size, mode};
+  const std::size_t rails = backend_.device().rails.size();
+  std::vector<double> time_ms, power_w;
+  std::vector<std::vector<double>> rail_w(rails);
+  for (int k = 0; k < options_.discard + options_.repeats; ++k) {
+    if (options_.check_point) options_.check_point();
+    const Completion& c = backend_.execute(item);
+    if (k < options_.discard) continue;
+    const double seconds = std::chrono::duration<double>(c.duration).count();
+    time_ms.push_back(seconds * 1e3);
+    power_w.push_back(c.module_energy_j / seconds);
+    for (std::size_t r = 0; r < rails && r < c.rail_energy_j.size(); ++r) {
+      rail_w[r].push_back(c.rail_energy_j[r] / seconds);
+    }
+  }
+  ProfileMeasurement m;
+  m.workload = point.workload->name();
+  m.phase = point.phase;
+  m.batch_size = point.batch_size;
+  m.mode = mode;
+  m.time_ms = median(time_ms);
+  m.power_w = median(power_w);
+  for (const std::vector<double>& r : rail_w) {
+    if (r.size() == time_ms.size()) m.rail_power_w.push_back(median(r));
+  }
+  if (m.rail_power_w.size() != rails) m.rail_power_w.clear();  // rails not all known
+  m.minibatches = options_.repeats;
+  m.time_min_ms = *std::min_element(time_ms.begin(), time_ms.end());
+  m.time_max_ms = *std::max_element(time_ms.begin(), time_ms.end());
+  return m;
+}
+
+}  // namespace fulcrum::backends

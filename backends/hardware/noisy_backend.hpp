@@ -1,0 +1,44 @@
+// NoisyBackend: wraps another backend and perturbs each minibatch's duration by a seeded
+// log-normal factor (energies scale with it, so power is unchanged), optionally taking the
+// perturbed duration in real time. It stands in for a device's run-to-run variation where no
+// device is at hand: `fulcrum validate --backend sim --noise 0.05` compares a simulation with such
+// a "measured" run. Same seed -> same sequence of durations.
+//
+//   NoisyBackend device(std::move(sim_backend), {.sigma = 0.05, .seed = 7, .real_time = true});
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+
+#include "backends/backend.hpp"
+
+namespace fulcrum::backends {
+
+class NoisyBackend final : public Backend {
+ public:
+  struct Options {
+    double sigma = 0;  // >= 0: standard deviation of the log of the factor (0.05 ~ 5%)
+    std::uint64_t seed = 1;
+    bool real_time = false;  // execute() sleeps for the perturbed duration
+  };
+
+  // `inner` should not itself run in real time (the sleep is this backend's).
+  NoisyBackend(std::unique_ptr<Backend> inner, Options options);
+
+  const models::DeviceSpec& device() const override { return inner_->device(); }
+  const Completion& execute(const WorkItem& item) override;
+  models::RailPower idle_power(const models::PowerMode& mode) override {
+    return inner_->idle_power(mode);
+  }
+  bool runs_in_real_time() const override { return options_.real_time; }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  Options options_;
+  std::mt19937_64 rng_;
+  std::normal_distribution<double> normal_{0.0, 1.0};
+  Completion last_;
+};
+
+}  // namespace fulcrum::backends

@@ -1,0 +1,277 @@
+#include "sim/cli/profiling.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "backends/hardware/jetson_clock_control.hpp"
+#include "models/device/mode_space.hpp"
+#include "models/device/power_mode_resolver.hpp"
+#include "models/error.hpp"
+#include "sim/cli/verb_support.hpp"
+#include "sim/report/atomic_file.hpp"
+#include "sim/report/json_writer.hpp"
+#include "sim/report/summary.hpp"
+
+namespace fulcrum::sim {
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, separator)) {
+    const auto first = item.find_first_not_of(" \t");
+    const auto last = item.find_last_not_of(" \t");
+    parts.push_back(first == std::string::npos ? "" : item.substr(first, last - first + 1));
+  }
+  return parts;
+}
+
+double parse_mhz(const std::string& text, const std::string& item) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw InputError(std::nullopt, "--modes",
+                   "'" + item + "': expected CORES/CPU_MHZ/GPU_MHZ/EMC_MHZ, found '" + text + "'");
+}
+
+}  // namespace
+
+std::vector<std::string> parse_word_list(const std::string& text) {
+  std::vector<std::string> words;
+  for (const std::string& w : split(text, ',')) {
+    if (!w.empty()) words.push_back(w);
+  }
+  return words;
+}
+
+std::vector<int> parse_int_list(const std::string& text, const std::string& key) {
+  std::vector<int> values;
+  for (const std::string& w : split(text, ',')) {
+    int v = 0;
+    try {
+      std::size_t used = 0;
+      v = std::stoi(w, &used);
+      if (used != w.size()) v = 0;
+    } catch (const std::exception&) {
+      v = 0;
+    }
+    if (v < 1) throw InputError(std::nullopt, key, "expected positive integers, found '" + w + "'");
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  if (values.empty()) throw InputError(std::nullopt, key, "expected at least one value");
+  return values;
+}
+
+std::vector<models::PowerMode> parse_modes(const std::string& text,
+                                           const models::DeviceSpec& device) {
+  std::vector<models::PowerMode> modes;
+  const auto add = [&modes](const models::PowerMode& m) {
+    if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
+  };
+  for (const std::string& item : parse_word_list(text)) {
+    try {
+      if (item.rfind("grid:", 0) == 0) {
+        for (const models::PowerMode& m : models::enumerate_grid(device, item.substr(5))) add(m);
+      } else if (item.find('/') != std::string::npos) {
+        const std::vector<std::string> parts = split(item, '/');
+        if (parts.size() != 4) {
+          throw InputError("'" + item + "': expected CORES/CPU_MHZ/GPU_MHZ/EMC_MHZ");
+        }
+        add(models::resolve_request(device, {.cores = static_cast<int>(parse_mhz(parts[0], item)),
+                                             .cpu_mhz = parse_mhz(parts[1], item),
+                                             .gpu_mhz = parse_mhz(parts[2], item),
+                                             .emc_mhz = parse_mhz(parts[3], item)}));
+      } else {
+        add(models::resolve_preset(device, item));
+      }
+    } catch (const InputError& e) {
+      if (e.key_path() == "--modes") throw;
+      throw InputError(std::nullopt, "--modes", e.problem());
+    }
+  }
+  if (modes.empty()) throw InputError(std::nullopt, "--modes", "expected at least one mode");
+  return modes;
+}
+
+std::vector<backends::ProfileMeasurement> measure_points(
+    backends::MinibatchProfiler& profiler, const std::vector<backends::ProfilePoint>& points,
+    const std::vector<models::PowerMode>& modes, std::ostream* progress) {
+  std::vector<backends::ProfileMeasurement> rows;
+  const std::size_t total = points.size() * modes.size();
+  for (const models::PowerMode& mode : modes) {
+    for (const backends::ProfilePoint& p : points) {
+      rows.push_back(profiler.measure(p, mode));
+      if (progress != nullptr) {
+        const backends::ProfileMeasurement& m = rows.back();
+        std::string line = "fulcrum: profile [" + std::to_string(rows.size()) + "/" +
+                           std::to_string(total) + "] " + m.workload + " " +
+                           models::to_string(m.phase) + " batch " + std::to_string(m.batch_size) +
+                           " at " + power_mode_label(mode) + ": ";
+        *progress << line << fixed(m.time_ms, 2) << " ms, " << fixed(m.power_w, 2) << " W\n"
+                  << std::flush;
+      }
+    }
+  }
+  return rows;
+}
+
+std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& rows,
+                             const std::vector<std::string>& rails,
+                             const std::vector<std::string>& comments, const std::string& dataset) {
+  const bool with_rails =
+      !rails.empty() && std::all_of(rows.begin(), rows.end(), [&](const auto& r) {
+        return r.rail_power_w.size() == rails.size();
+      });
+  std::string out;
+  for (const std::string& c : comments) out += "# " + c + "\n";
+  out +=
+      "model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,"
+      "minibatch_time_ms,power_w";
+  if (with_rails) {
+    for (const std::string& r : rails) out += "," + r + "_w";
+  }
+  out += "\n";
+  for (const backends::ProfileMeasurement& r : rows) {
+    out += r.workload + "," + dataset + "," +
+           (r.phase == models::Phase::training ? "train" : "infer") + ",";
+    append_integer(out, static_cast<std::int64_t>(r.batch_size));
+    out += ",";
+    append_integer(out, static_cast<std::int64_t>(r.mode.cores));
+    for (double v : {r.mode.cpu_khz, r.mode.gpu_hz, r.mode.emc_hz, r.time_ms, r.power_w}) {
+      out += ",";
+      append_csv_number(out, v);
+    }
+    if (with_rails) {
+      for (double w : r.rail_power_w) {
+        out += ",";
+        append_csv_number(out, w);
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  AtomicFile f(path);
+  f.write(text);
+  f.close();
+  f.publish();
+}
+
+namespace po = boost::program_options;
+
+void add_clock_options(po::options_description& options) {
+  options.add_options()(
+      "clocks", po::value<std::string>()->default_value("auto"),
+      "auto: Jetson sysfs on a hardware backend where found, else read-only; jetson; none")(
+      "allow-clock-changes",
+      "write clocks (cores, CPU, GPU, EMC) to set each mode; without it nothing is written and "
+      "the writes are only reported (dry run)")(
+      "sysfs-root", po::value<std::string>()->default_value("/"),
+      "prefix of /sys for clock control and power meters (a fake tree for tests)")(
+      "clock-snapshot", po::value<std::string>(),
+      "file the clock snapshot is kept in while clocks are changed (default: "
+      "$XDG_STATE_HOME/fulcrum/clock-snapshot.txt or ~/.local/state/fulcrum/...)");
+}
+
+ClockOptions clock_options_from(const po::variables_map& vm) {
+  ClockOptions o;
+  o.clocks = vm["clocks"].as<std::string>();
+  if (o.clocks != "auto" && o.clocks != "jetson" && o.clocks != "none") {
+    throw InputError(std::nullopt, "--clocks",
+                     "expected auto, jetson or none, got '" + o.clocks + "'");
+  }
+  o.allow_changes = vm.count("allow-clock-changes") > 0;
+  o.sysfs_root = vm["sysfs-root"].as<std::string>();
+  if (vm.count("clock-snapshot")) o.snapshot_file = vm["clock-snapshot"].as<std::string>();
+  return o;
+}
+
+std::unique_ptr<backends::ClockControl> make_clock_control(const ClockOptions& options,
+                                                           bool hardware_backend,
+                                                           std::ostream& notes) {
+  if (options.clocks == "none" || (options.clocks == "auto" && !hardware_backend)) return nullptr;
+  if (options.clocks == "jetson" || backends::has_jetson_clocks(options.sysfs_root)) {
+    auto c = std::make_unique<backends::JetsonClockControl>(
+        backends::JetsonClockOptions{.sysfs_root = options.sysfs_root,
+                                     .allow_changes = options.allow_changes,
+                                     .snapshot_file = options.snapshot_file});
+    if (c->recovered()) {
+      notes << "fulcrum: restored the clocks from " << c->recovered()->string()
+            << ", left by a run that did not finish\n";
+    }
+    if (c->unrestored()) {
+      notes << "fulcrum: " << c->unrestored()->string()
+            << " holds the clocks of a run that did not finish; run again with "
+               "--allow-clock-changes to restore them\n";
+    }
+    return c;
+  }
+  return std::make_unique<backends::ReadOnlyClockControl>("read-only", [] {
+    backends::ClockReading r;
+    r.notes.push_back("no clock control on this device: clocks are neither read nor changed");
+    return r;
+  });
+}
+
+std::function<void(const std::string&)> restore_failure_printer(std::ostream& err) {
+  return [&err](const std::string& what) {
+    err << "fulcrum: could not restore the clocks: " << what
+        << "; the snapshot file stays, and the next run with --allow-clock-changes restores it "
+           "(a reboot does too)\n";
+  };
+}
+
+std::vector<models::PowerMode> measurable_modes(const std::vector<models::PowerMode>& requested,
+                                                bool hardware_backend,
+                                                backends::ClockControl* clocks,
+                                                const models::DeviceSpec& device,
+                                                std::ostream& notes) {
+  if (hardware_backend) {
+    for (const models::PowerMode& m : requested) {
+      if (m.gpu_tpcs > 0 && m.gpu_tpcs < device.gpu_tpcs) {
+        notes << "fulcrum: " << power_mode_label(m) << " gates TPCs (" << m.gpu_tpcs << " of "
+              << device.gpu_tpcs << " on), which only nvpmodel sets: select that preset with "
+              << "nvpmodel -m first, or the measurement runs with every TPC on\n";
+      }
+    }
+  }
+  if (!hardware_backend || (clocks != nullptr && clocks->can_change())) return requested;
+  models::PowerMode current = models::default_mode(device);
+  std::string how = "the device's default mode (clocks not read)";
+  if (clocks != nullptr) {
+    if (const std::optional<models::PowerMode> read = clocks->read().mode()) {
+      try {
+        current = models::resolve_request(device, {.cores = read->cores,
+                                                   .cpu_mhz = read->cpu_khz / 1e3,
+                                                   .gpu_mhz = read->gpu_hz / 1e6,
+                                                   .emc_mhz = read->emc_hz / 1e6});
+        how = "the clocks read back";
+      } catch (const InputError&) {
+        // clocks outside the device's tables: keep the default and say so below
+      }
+    }
+  }
+  notes << "fulcrum: clocks cannot change here (" << (clocks ? clocks->name() : "no clock control")
+        << (clocks && !clocks->can_change() ? "; pass --allow-clock-changes on a Jetson" : "")
+        << "): profiling the current mode only, " << power_mode_label(current) << " from " << how
+        << "\n";
+  if (clocks != nullptr) {
+    for (const models::PowerMode& m : requested) {
+      const std::vector<backends::ClockWrite> writes = clocks->plan(m);
+      if (writes.empty()) continue;
+      notes << "fulcrum: dry run: " << power_mode_label(m) << " would write";
+      for (const backends::ClockWrite& w : writes) notes << " " << w.path << "=" << w.value;
+      notes << "\n";
+    }
+  }
+  return {current};
+}
+
+}  // namespace fulcrum::sim

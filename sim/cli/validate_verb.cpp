@@ -1,0 +1,370 @@
+// `fulcrum validate SCENARIO`: profiles what the scenario runs on a backend, simulates the scenario
+// with that profile (the `table` model), runs it for real on the backend in wall-clock time, and
+// compares the two side by side in a validation bundle.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "backends/backend_factory.hpp"
+#include "backends/hardware/minibatch_profiler.hpp"
+#include "backends/hardware/noisy_backend.hpp"
+#include "backends/hardware/nvml_power_meter.hpp"
+#include "backends/hardware/power_meter.hpp"
+#include "backends/simulated_backend.hpp"
+#include "models/error.hpp"
+#include "sim/cli/profiling.hpp"
+#include "sim/cli/progress_display.hpp"
+#include "sim/cli/scenario_run.hpp"
+#include "sim/cli/validation_report.hpp"
+#include "sim/cli/verb_support.hpp"
+#include "sim/config/perf_model_loader.hpp"
+#include "sim/report/interrupt.hpp"
+#include "sim/report/json_writer.hpp"
+#include "sim/report/summary.hpp"
+
+namespace fulcrum::sim {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The bundle folder, staged beside its final place and renamed into it at the end: a failure or
+// an interrupt leaves the previous bundle (or nothing) as it was.
+class StagedBundle {
+ public:
+  explicit StagedBundle(fs::path target) : target_(std::move(target)) {
+    std::error_code ec;
+    if (fs::exists(target_, ec) && !fs::is_empty(target_, ec) &&
+        !fs::exists(target_ / "comparison.json", ec)) {
+      throw InputError(std::nullopt, "--out",
+                       target_.string() +
+                           " holds files that are not a validation bundle; "
+                           "choose an absent or empty folder");
+    }
+    const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
+    fs::create_directories(parent, ec);
+    std::string name = ".";
+    name += target_.filename().string();
+    name += ".staging-";
+    name += std::to_string(getpid());
+    staging_ = parent / name;
+    fs::remove_all(staging_, ec);
+    if (!fs::create_directories(staging_ / "inputs", ec)) {
+      throw InputError(std::nullopt, "--out", "cannot create " + staging_.string());
+    }
+  }
+  ~StagedBundle() {
+    std::error_code ec;
+    if (!published_) fs::remove_all(staging_, ec);
+  }
+  StagedBundle(const StagedBundle&) = delete;
+  StagedBundle& operator=(const StagedBundle&) = delete;
+
+  const fs::path& dir() const { return staging_; }
+  void publish() {
+    std::error_code ec;
+    fs::remove_all(target_, ec);
+    fs::rename(staging_, target_, ec);
+    if (ec)
+      throw Error("cannot move " + staging_.string() + " to " + target_.string() + ": " +
+                  ec.message());
+    published_ = true;
+  }
+
+ private:
+  fs::path target_;
+  fs::path staging_;
+  bool published_ = false;
+};
+
+// The (workload, phase, batch size) points a scenario runs: its training minibatch and each
+// stream's batch, plus batch 1 for a stream that may dispatch partial batches (max_wait_ms).
+std::vector<backends::ProfilePoint> points_of(const ResolvedScenario& r) {
+  std::vector<backends::ProfilePoint> points;
+  const auto add = [&points](const backends::ProfilePoint& p) {
+    for (const auto& q : points) {
+      if (q.workload == p.workload && q.phase == p.phase && q.batch_size == p.batch_size) return;
+    }
+    points.push_back(p);
+  };
+  if (r.scenario.training) {
+    add({r.training_workload, models::Phase::training, r.scenario.training->batch_size});
+  }
+  for (std::size_t i = 0; i < r.scenario.inference.size(); ++i) {
+    const InferenceStreamSpec& s = r.scenario.inference[i];
+    if (s.max_wait_ms && s.batch_size > 1)
+      add({r.inference_workloads[i], models::Phase::inference, 1});
+    add({r.inference_workloads[i], models::Phase::inference, s.batch_size});
+  }
+  return points;
+}
+
+std::string device_json(const models::DeviceSpec& device, const std::string& backend_name,
+                        bool hardware, const backends::ClockControl* clocks,
+                        const ClockOptions& clock_options, double noise) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("backend").value(backend_name);
+  w.key("device").value(device.name);
+  if (!hardware) {
+    w.key("gpu_name").value("simulated " + device.name + " (" + device.gpu_arch + ")");
+    w.key("driver").null();
+    w.key("sm_count").value(device.gpu_sms);
+    w.key("clocks_read_back").null();
+    w.key("power_meter").value("simulated: the analytic model's rail powers");
+    w.key("sampling_interval_ms").null();
+    w.key("noise_sigma").value(noise);
+    w.end_object();
+    return w.take();
+  }
+  // What this host's meter and clocks say (the backend keeps its own meter; this is the same
+  // choice make_power_meter makes for it).
+  std::unique_ptr<backends::PowerMeter> meter;
+  try {
+    meter = backends::make_power_meter(
+        {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
+  } catch (const Error& e) {
+    meter = std::make_unique<backends::NullPowerMeter>();
+  }
+  // On a data-centre GPU NVML names the GPU and the driver; elsewhere the catalog's device.
+  const auto* nvml = dynamic_cast<const backends::NvmlPowerMeter*>(meter.get());
+  const std::optional<backends::NvmlDeviceInfo> info =
+      nvml ? std::optional(nvml->info()) : std::nullopt;
+  w.key("gpu_name").value(info && !info->name.empty() ? info->name : device.name);
+  if (info && !info->driver_version.empty()) {
+    w.key("driver").value(info->driver_version);
+  } else {
+    w.key("driver").null();
+  }
+  if (info) {
+    w.key("nvml_sm_clock_mhz")
+        .value(info->sm_clock_mhz ? std::optional<double>(*info->sm_clock_mhz) : std::nullopt);
+    w.key("nvml_mem_clock_mhz")
+        .value(info->mem_clock_mhz ? std::optional<double>(*info->mem_clock_mhz) : std::nullopt);
+    w.key("nvml_power_limit_w").value(info->power_limit_w);
+  }
+  w.key("sm_count").value(device.gpu_sms);
+  w.key("clocks_read_back");
+  if (clocks != nullptr) {
+    const backends::ClockReading r = clocks->read();
+    w.begin_object();
+    w.key("control").value(clocks->name());
+    w.key("online_cores")
+        .value(r.online_cores ? std::optional<double>(*r.online_cores) : std::nullopt);
+    w.key("cpu_khz").value(r.cpu_khz);
+    w.key("gpu_hz").value(r.gpu_hz);
+    w.key("emc_hz").value(r.emc_hz);
+    w.key("notes").begin_array();
+    for (const std::string& n : r.notes) w.value(n);
+    w.end_array();
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("power_meter").value(meter->name());
+  w.key("sampling_interval_ms")
+      .value(std::chrono::duration<double, std::milli>(meter->sampling_interval()).count());
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace
+
+int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const std::string backend_help =
+      "the backend of the measured run (this build: " + backends::available_backends_text() + ")";
+  po::options_description options("Options");
+  options.add_options()("help,h", "this help")(
+      "out", po::value<std::string>(), "the bundle folder (default: out/validate-<scenario name>)")(
+      "backend", po::value<std::string>()->default_value("sim"), backend_help.c_str())(
+      "duration-s", po::value<double>(), "run this long instead of the scenario's duration_s")(
+      "seed", po::value<std::string>(), "random seed, replacing the scenario's")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a scenario key: --set key.path=value (repeatable)")(
+      "noise", po::value<double>()->default_value(0.03),
+      "sim backend only: log-normal run-to-run noise of the measured run's minibatches (sigma)")(
+      "repeats", po::value<int>()->default_value(10), "profile: median of N minibatches")(
+      "discard", po::value<int>()->default_value(1), "profile: minibatches discarded first")(
+      "settle-s", po::value<double>()->default_value(5.0),
+      "profile: seconds for power to settle after a mode change (real-time backends)")(
+      "quiet,q", "print nothing on success")(
+      "progress", "show the measured run's progress even when stderr is not a terminal");
+  add_clock_options(options);
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value<std::vector<std::string>>(), "scenario file");
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("scenario", -1);
+  const po::variables_map vm = parse_verb("validate", args, all, positional);
+  if (vm.count("help")) {
+    out << verb_usage(
+        "validate SCENARIO [--out DIR] [--backend NAME] [--duration-s S] [--noise SIGMA]\n"
+        "                 [--repeats N] [--discard K] [--settle-s S] [--allow-clock-changes] ...",
+        "1. profiles the minibatches the scenario runs (its training minibatch, each stream's\n"
+        "   batch) on the backend at the scenario's mode, by the method of `fulcrum profile`;\n"
+        "2. simulates the scenario with that profile (perf_model table);\n"
+        "3. runs the scenario on the backend in wall-clock time (--duration-s shortens it);\n"
+        "4. compares them: mean, p50, p99 and max latency per stream, training throughput,\n"
+        "   average power and energy, with errors in % of the measured value.\n"
+        "Writes a bundle folder: inputs/ (scenario, profile.csv), simulated/ and measured/\n"
+        "(the run outputs), device.json, comparison.json and comparison.md; plot it with\n"
+        "scripts/plot_validation.py. With --backend sim the measured run is the simulated\n"
+        "device in wall-clock time with --noise: it exercises the whole path without hardware.\n"
+        "Clock options as in `fulcrum profile` (docs/HARDWARE.md).",
+        options);
+    return 0;
+  }
+  if (!vm.count("scenario") || vm["scenario"].as<std::vector<std::string>>().size() != 1) {
+    throw InputError(std::nullopt, "fulcrum validate", "expected one SCENARIO file");
+  }
+  const std::string scenario_path = vm["scenario"].as<std::vector<std::string>>()[0];
+  const std::string backend_name = vm["backend"].as<std::string>();
+  backends::require_available(backend_name);
+  const bool hardware = backend_name != "sim";
+  const double noise = vm["noise"].as<double>();
+  const double settle_s = vm["settle-s"].as<double>();
+  if (!(settle_s >= 0) || settle_s > 3600)
+    throw InputError(std::nullopt, "--settle-s", "expected 0..3600 s");
+  const bool quiet = vm.count("quiet") > 0;
+
+  RunOptions base;
+  if (vm.count("set")) base.overrides = vm["set"].as<std::vector<std::string>>();
+  if (vm.count("duration-s")) {
+    const double d = vm["duration-s"].as<double>();
+    if (!(d > 0)) throw InputError(std::nullopt, "--duration-s", "must be > 0");
+    std::string text = "duration_s=";
+    append_json_number(text, d);
+    base.overrides.push_back(text);
+  }
+  if (vm.count("seed")) base.seed = parse_seed(vm["seed"].as<std::string>());
+
+  const InterruptHandlers interrupt_handlers;
+  // Loaded once to learn what to profile; every bad input is reported here, before anything runs.
+  PreparedRun probe = prepare_run(scenario_path, base);
+  const ResolvedScenario& resolved = probe.resolved;
+  if (resolved.scenario.gpu_sharing.policy == SharingPolicy::native) {
+    throw InputError(std::nullopt, "gpu_sharing",
+                     "validate runs the scenario in wall-clock time, where native time-slicing "
+                     "is not available yet: use managed or sequential");
+  }
+  const models::DeviceSpec& device = *resolved.device;
+  const fs::path out_dir = vm.count("out")
+                               ? fs::path(vm["out"].as<std::string>())
+                               : fs::path("out") / ("validate-" + resolved.scenario.name);
+  StagedBundle bundle(out_dir);
+  const ClockOptions clock_options = clock_options_from(vm);
+  const std::unique_ptr<backends::ClockControl> clocks =
+      make_clock_control(clock_options, hardware, err);
+  std::optional<backends::ClockGuard> guard;
+  if (clocks) guard.emplace(*clocks, restore_failure_printer(err));
+  const auto check_point = [] {
+    if (const std::optional<int> s = pending_interrupt())
+      throw Interrupted(*s, "nothing was written");
+  };
+
+  // 1. Profile on the device (for sim: the analytic model with noise, as fast as it can).
+  std::unique_ptr<backends::Backend> device_backend;
+  if (hardware) {
+    device_backend = backends::make_backend(backend_name, {.device = &device, .real_time = true});
+  } else {
+    device_backend = std::make_unique<backends::NoisyBackend>(
+        std::make_unique<backends::SimulatedBackend>(device, *probe.perf_model),
+        backends::NoisyBackend::Options{.sigma = noise, .seed = resolved.scenario.seed});
+  }
+  const std::vector<models::PowerMode> modes =
+      measurable_modes({resolved.mode}, hardware, clocks.get(), device, err);
+  if (modes.front() != resolved.mode && !quiet) {
+    err << "fulcrum: the scenario asks for " << power_mode_label(resolved.mode)
+        << "; the measured run runs at the current clocks, so the comparison mixes modes\n";
+  }
+  backends::MinibatchProfiler profiler(
+      *device_backend, clocks.get(),
+      {.repeats = vm["repeats"].as<int>(),
+       .discard = vm["discard"].as<int>(),
+       .settle = std::chrono::duration_cast<std::chrono::nanoseconds>(
+           std::chrono::duration<double>(settle_s)),
+       .check_point = check_point});
+  if (!quiet) err << "fulcrum: validate " << resolved.scenario.name << ": 1/3 profiling\n";
+  const std::vector<backends::ProfileMeasurement> rows =
+      measure_points(profiler, points_of(resolved), modes, quiet ? nullptr : &err);
+  const fs::path profile_csv = bundle.dir() / "inputs/profile.csv";
+  write_file_atomically(
+      profile_csv,
+      profile_csv_text(
+          rows, device.rails,
+          {"fulcrum validate: profile of " + resolved.scenario.name + " on backend " +
+               backend_name +
+               (hardware ? "" : " (simulated device, noise sigma " + fixed(noise, 3) + ")"),
+           "method: discard " + std::to_string(vm["discard"].as<int>()) + ", median of " +
+               std::to_string(vm["repeats"].as<int>())},
+          "random"));
+  fs::copy_file(scenario_path, bundle.dir() / "inputs/scenario.yaml");
+  {
+    std::string command = "fulcrum validate";
+    for (const std::string& a : args) command += " " + a;
+    write_file_atomically(bundle.dir() / "inputs/command.txt", command + "\n");
+  }
+
+  // 2. Simulate with the table.
+  if (!quiet)
+    err << "fulcrum: validate " << resolved.scenario.name << ": 2/3 simulating with the profile\n";
+  PreparedRun simulated = prepare_run(scenario_path, base);
+  const TablePerfModel table{{fs::absolute(profile_csv).string()}};
+  simulated.perf_model = load_perf_model(table, base.data_dir, device);
+  simulated.resolved.scenario.device.perf_model = table;
+  simulated.backend =
+      backends::make_backend("sim", {.device = &device, .perf_model = simulated.perf_model.get()});
+  const ScenarioRun sim_run = run_prepared(std::move(simulated), bundle.dir() / "simulated");
+
+  // 3. Run for real, in wall-clock time.
+  if (!quiet) {
+    err << "fulcrum: validate " << resolved.scenario.name << ": 3/3 running "
+        << resolved.scenario.duration_s << " s in real time on " << backend_name << "\n";
+  }
+  RunOptions real_options = base;
+  real_options.backend = backend_name;
+  real_options.real_time = true;
+  PreparedRun measured = prepare_run(scenario_path, real_options);
+  if (!hardware) {
+    measured.backend = std::make_unique<backends::NoisyBackend>(
+        std::make_unique<backends::SimulatedBackend>(device, *measured.perf_model),
+        backends::NoisyBackend::Options{
+            .sigma = noise, .seed = resolved.scenario.seed + 1, .real_time = true});
+  }
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  std::optional<ProgressDisplay> progress;
+  if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
+  const ScenarioRun real_run =
+      run_prepared(std::move(measured), std::optional<fs::path>(bundle.dir() / "measured"), {},
+                   progress ? progress->callback() : ProgressFn{});
+
+  // The clocks as the measured run had them: read before they are restored.
+  const std::string device_text =
+      device_json(device, backend_name, hardware, clocks.get(), clock_options, noise);
+  if (guard) guard->finish();
+  const Comparison comparison = compare_runs(sim_run.result, real_run.result);
+  write_file_atomically(bundle.dir() / "comparison.json", comparison_json(comparison));
+  write_file_atomically(bundle.dir() / "comparison.md",
+                        comparison_markdown(comparison, resolved.scenario.name, backend_name));
+  write_file_atomically(bundle.dir() / "device.json", device_text);
+  bundle.publish();
+  if (!quiet) {
+    out << comparison_markdown(comparison, resolved.scenario.name, backend_name);
+    err << "fulcrum: wrote the validation bundle " << out_dir.string()
+        << " (plot: python3 scripts/plot_validation.py " << out_dir.string() << ")\n";
+  }
+  return 0;
+}
+
+}  // namespace fulcrum::sim

@@ -1,0 +1,296 @@
+// `fulcrum profile` and `fulcrum validate` on the simulated backend: the profile CSV reads back
+// into the table model and reproduces the deterministic model it measured; clock control through
+// the verbs against a fake Jetson tree (dry run, changes restored, restored on SIGTERM); the
+// validation bundle end to end in wall-clock time; the comparison's arithmetic.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "models/device/power_mode_resolver.hpp"
+#include "models/error.hpp"
+#include "models/perf/profile_csv.hpp"
+#include "models/perf/table_model.hpp"
+#include "models/workload/workload_catalog.hpp"
+#include "sim/cli/cli.hpp"
+#include "sim/cli/profiling.hpp"
+#include "sim/cli/scenario_run.hpp"
+#include "sim/cli/validation_report.hpp"
+#include "sim/cli/verb_support.hpp"
+#include "sim/config/data_dirs.hpp"
+#include "sim/config/perf_model_loader.hpp"
+#include "tests/backends/hardware/fake_sysfs.hpp"
+#include "tests/input_error.hpp"
+
+using namespace fulcrum;
+using namespace fulcrum::sim;
+using fulcrum::testing::dump_tree;
+using fulcrum::testing::TempDir;
+
+namespace {
+
+int cli(const std::vector<std::string>& args, std::string* err_text = nullptr) {
+  std::ostringstream out, err;
+  const int rc = run_cli(args, out, err);
+  if (err_text != nullptr) *err_text = err.str();
+  return rc;
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("profile writes the measurement CSV, which reproduces the model it measured") {
+  TempDir dir;
+  const std::string csv = (dir.path() / "p.csv").string();
+  REQUIRE(cli({"profile", "--workloads", "resnet50", "--batch-sizes", "1,16", "--modes",
+               "MAXN,MODE_30W", "--repeats", "3", "--out", csv, "--quiet"}) == 0);
+  const models::ProfileTable table = models::read_profile_csv(csv);
+  REQUIRE(table.rows.size() == 8);  // 2 phases x 2 batch sizes x 2 modes
+  CHECK(table.rail_names == std::vector<std::string>{"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"});
+  CHECK(slurp(csv).find("model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,"
+                        "mem_freq_hz,minibatch_time_ms,power_w,VDD_GPU_SOC_w") !=
+        std::string::npos);
+  // The simulated backend is deterministic: the median of its minibatches is its prediction.
+  const models::DeviceCatalog devices = devices_from(default_data_dir());
+  const models::DeviceSpec& orin = devices.get("orin-agx-64gb");
+  const auto analytic = load_perf_model(AnalyticPerfModel{}, default_data_dir(), orin);
+  models::TableModel measured;
+  measured.add_profiles(table);
+  const models::Workload& resnet = models::workload_catalog().get("resnet50");
+  for (const char* preset : {"MAXN", "MODE_30W"}) {
+    const models::PowerMode mode = models::resolve_preset(orin, preset);
+    for (models::Phase phase : {models::Phase::training, models::Phase::inference}) {
+      const models::PerfQuery q{orin, mode, resnet, phase, 16};
+      const models::Prediction a = analytic->predict(q);
+      const models::Prediction t = measured.predict(q);
+      CHECK(t.provenance == models::Provenance::measured);
+      CHECK(t.time_ms == Approx(a.time_ms).epsilon(1e-6));
+      CHECK(t.power.module_w() == Approx(a.power.module_w()).epsilon(1e-6));
+    }
+  }
+}
+
+TEST_CASE("profile refuses bad options with one line naming the option") {
+  TempDir dir;
+  const std::string out = (dir.path() / "p.csv").string();
+  const auto key_of = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "profile");
+    args.insert(args.end(), {"--out", out});
+    return fulcrum::testing::error_of([&] { cli(args); }).key_path();
+  };
+  CHECK(key_of({"--workloads", "resnet5"}) == "--workloads");
+  CHECK(key_of({"--workloads", "resnet50", "--modes", "MAXN,TURBO"}) == "--modes");
+  CHECK(key_of({"--workloads", "resnet50", "--modes", "8/1497.6/fast/2133"}) == "--modes");
+  CHECK(key_of({"--workloads", "resnet50", "--batch-sizes", "0"}) == "--batch-sizes");
+  CHECK(key_of({"--workloads", "resnet50", "--repeats", "0"}) == "--repeats");
+  CHECK(key_of({"--workloads", "resnet50", "--clocks", "x86"}) == "--clocks");
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("parse_modes takes presets, custom modes snapped to the tables, and grids") {
+  const models::DeviceCatalog devices = devices_from(default_data_dir());
+  const models::DeviceSpec& orin = devices.get("orin-agx-64gb");
+  const auto modes = parse_modes("MAXN, 8/1497.6/828.75/2133, MAXN", orin);
+  REQUIRE(modes.size() == 2);
+  CHECK(modes[1].cores == 8);
+  CHECK(modes[1].gpu_hz == 828750000);
+  CHECK(modes[1].emc_hz == 2133000000);
+  if (!orin.grids.empty()) {
+    CHECK(parse_modes("grid:" + orin.grids.front().name, orin).size() == orin.grids.front().size());
+  }
+}
+
+TEST_CASE("profile with Jetson clocks: a dry run writes no clock, an allowed run restores them") {
+  TempDir sysfs, state;
+  fulcrum::testing::write_orin_clocks(sysfs);
+  const auto before = dump_tree(sysfs.path());
+  const std::string snapshot = (state.path() / "snap.txt").string();
+  const std::vector<std::string> base = {"profile",
+                                         "--workloads",
+                                         "resnet50",
+                                         "--phases",
+                                         "inference",
+                                         "--modes",
+                                         "MODE_30W,MAXN",
+                                         "--repeats",
+                                         "1",
+                                         "--clocks",
+                                         "jetson",
+                                         "--sysfs-root",
+                                         sysfs.path().string(),
+                                         "--clock-snapshot",
+                                         snapshot,
+                                         "--out",
+                                         (state.path() / "p.csv").string(),
+                                         "--quiet"};
+  REQUIRE(cli(base) == 0);
+  CHECK(dump_tree(sysfs.path()) == before);
+  std::vector<std::string> allowed = base;
+  allowed.push_back("--allow-clock-changes");
+  REQUIRE(cli(allowed) == 0);
+  CHECK(dump_tree(sysfs.path()) == before);
+  CHECK_FALSE(std::filesystem::exists(snapshot));
+  CHECK(models::read_profile_csv((state.path() / "p.csv").string()).rows.size() == 2);
+}
+
+TEST_CASE("SIGTERM during a profile that changed clocks restores them and writes nothing") {
+  TempDir sysfs, state;
+  fulcrum::testing::write_orin_clocks(sysfs);
+  const auto before = dump_tree(sysfs.path());
+  const std::string snapshot = (state.path() / "snap.txt").string();
+  const std::string out = (state.path() / "p.csv").string();
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    // Each minibatch takes its real time (clock wall), 10000 of them: far longer than the test.
+    execl(FULCRUM_BINARY, FULCRUM_BINARY, "profile", "--workloads", "resnet50", "--phases",
+          "inference", "--modes", "MODE_30W", "--repeats", "10000", "--clock", "wall", "--clocks",
+          "jetson", "--allow-clock-changes", "--sysfs-root", sysfs.path().c_str(),
+          "--clock-snapshot", snapshot.c_str(), "--out", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The snapshot file appears just before the first clock write.
+  for (int i = 0; i < 400 && !std::filesystem::exists(snapshot); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(dump_tree(sysfs.path()) != before);  // MODE_30W is set
+  ::kill(child, SIGTERM);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+  CHECK(dump_tree(sysfs.path()) == before);
+  CHECK_FALSE(std::filesystem::exists(snapshot));
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("validate on the simulated backend writes a complete bundle, with small errors") {
+  TempDir dir;
+  const std::filesystem::path bundle = dir.path() / "bundle";
+  REQUIRE(cli({"validate", "scenarios/quickstart.yaml", "--duration-s", "2", "--noise", "0",
+               "--repeats", "3", "--out", bundle.string(), "--quiet"}) == 0);
+  for (const char* f : {"inputs/scenario.yaml", "inputs/profile.csv", "inputs/command.txt",
+                        "simulated/summary.json", "measured/summary.json", "measured/run.json",
+                        "device.json", "comparison.json", "comparison.md"}) {
+    INFO(f);
+    CHECK(std::filesystem::is_regular_file(bundle / f));
+  }
+  const std::string md = slurp(bundle / "comparison.md");
+  CHECK(md.find("| stream resnet50 | p99_latency_ms |") != std::string::npos);
+  CHECK(md.find("| training | samples_per_s |") != std::string::npos);
+  CHECK(slurp(bundle / "simulated/summary.json").find("\"table\"") != std::string::npos);
+  CHECK(slurp(bundle / "device.json").find("\"sm_count\": 16") != std::string::npos);
+  // Without noise the profile is the model itself at the scenario's points, so the table
+  // simulation and the wall-clock run differ only by how late the wall clock ran.
+  const std::string json = slurp(bundle / "comparison.json");
+  const auto p50 = json.find("\"p50_latency_ms\"");
+  REQUIRE(p50 != std::string::npos);
+  const auto err_at = json.find("\"error_pct\": ", p50);
+  const double p50_error = std::stod(json.substr(err_at + 13));
+  CHECK(std::abs(p50_error) < 10);
+}
+
+TEST_CASE("validate refuses a folder that is not a bundle and leaves it alone") {
+  TempDir dir;
+  dir.write("mine/notes.txt", "keep me\n");
+  const InputError e = fulcrum::testing::error_of([&] {
+    cli({"validate", "scenarios/quickstart.yaml", "--duration-s", "1", "--out",
+         (dir.path() / "mine").string(), "--quiet"});
+  });
+  CHECK(e.key_path() == "--out");
+  CHECK(slurp(dir.path() / "mine/notes.txt") == "keep me\n");
+}
+
+TEST_CASE("the comparison's errors are in % of the measured value, streams matched by name") {
+  CHECK(error_pct(110, 100) == Approx(10));
+  CHECK(error_pct(90, 100) == Approx(-10));
+  CHECK_FALSE(error_pct(1, 0).has_value());
+  CHECK_FALSE(error_pct(std::nullopt, 3).has_value());
+  RunResult sim, real;
+  StreamResult a;
+  a.name = "a";
+  a.throughput_per_s = 50;
+  a.latency = LatencyStats{10, 12, 14, 16, 20};
+  sim.inference.push_back(a);
+  a.throughput_per_s = 40;
+  a.latency = LatencyStats{8, 10, 14, 20, 25};
+  real.inference.push_back(a);
+  sim.power.avg_w = 30;
+  real.power.avg_w = 40;
+  const Comparison c = compare_runs(sim, real);
+  REQUIRE(c.metrics.size() == 7);  // 5 for the stream, 2 for power, none for training
+  CHECK(c.metrics[1].metric == "p50_latency_ms");
+  CHECK(*c.metrics[1].error_pct == Approx(20));   // 12 vs 10
+  CHECK(*c.metrics[2].error_pct == Approx(-20));  // p99 16 vs 20
+  CHECK(*c.metrics[4].error_pct == Approx(25));   // throughput 50 vs 40
+  CHECK(*c.metrics[5].error_pct == Approx(-25));  // power 30 vs 40
+  CHECK(*c.max_abs_latency_throughput_error_pct == Approx(20));
+  CHECK(*c.max_abs_error_pct == Approx(25));
+}
+
+TEST_CASE("validate refuses native sharing before measuring anything") {
+  TempDir dir;
+  const InputError e = fulcrum::testing::error_of([&] {
+    cli({"validate", "scenarios/native.yaml", "--duration-s", "1", "--out",
+         (dir.path() / "b").string(), "--quiet"});
+  });
+  CHECK(e.key_path() == "gpu_sharing");
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "b"));
+}
+
+TEST_CASE("on hardware whose clocks cannot change, only the current mode is measured, and why") {
+  TempDir sysfs, state;
+  fulcrum::testing::write_orin_clocks(sysfs);  // at MAXN
+  const models::DeviceCatalog devices = devices_from(default_data_dir());
+  const models::DeviceSpec& orin = devices.get("orin-agx-64gb");
+  std::ostringstream notes;
+  const auto clocks = make_clock_control({.clocks = "auto",
+                                          .allow_changes = false,
+                                          .sysfs_root = sysfs.path().string(),
+                                          .snapshot_file = (state.path() / "s.txt").string()},
+                                         true, notes);
+  REQUIRE(clocks != nullptr);
+  CHECK_FALSE(clocks->can_change());
+  const std::vector<models::PowerMode> modes = measurable_modes(
+      {models::resolve_preset(orin, "MODE_15W"), models::resolve_preset(orin, "MODE_30W")}, true,
+      clocks.get(), orin, notes);
+  REQUIRE(modes.size() == 1);
+  CHECK(modes[0].cores == 12);
+  CHECK(modes[0].gpu_hz == 1300500000);
+  const std::string text = notes.str();
+  CHECK(text.find("profiling the current mode only") != std::string::npos);
+  CHECK(text.find("from the clocks read back") != std::string::npos);
+  CHECK(text.find("--allow-clock-changes") != std::string::npos);
+  CHECK(text.find("dry run: 4c/1113.6/318.75/2133 MHz would write") != std::string::npos);
+  CHECK(text.find("gates TPCs (3 of 8 on)") != std::string::npos);  // MODE_15W, nvpmodel's job
+  // The simulated backend takes every mode, whatever the clocks.
+  std::ostringstream quiet;
+  CHECK(
+      measurable_modes({models::resolve_preset(orin, "MODE_15W")}, false, clocks.get(), orin, quiet)
+          .size() == 1);
+  CHECK(quiet.str().empty());
+  // Not a Jetson: read-only clocks, and the device's default mode.
+  std::ostringstream other;
+  const auto read_only = make_clock_control({.sysfs_root = state.path().string()}, true, other);
+  const auto current =
+      measurable_modes({models::resolve_preset(orin, "MAXN")}, true, read_only.get(), orin, other);
+  CHECK(current == std::vector<models::PowerMode>{models::default_mode(orin)});
+  CHECK(other.str().find("the device's default mode") != std::string::npos);
+}
