@@ -3,6 +3,9 @@
 #include <algorithm>
 
 #include "backends/simulated_backend.hpp"
+#ifdef FULCRUM_CUDA_BACKEND
+#include "backends/cuda/cuda_backend.hpp"
+#endif
 #include "models/error.hpp"
 
 namespace fulcrum::backends {
@@ -53,6 +56,13 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
     return std::make_unique<SimulatedBackend>(*options.device, *options.perf_model,
                                               SimulatedBackend::Options{options.real_time});
   }
+#ifdef FULCRUM_CUDA_BACKEND
+  if (name == "cuda") {
+    return std::make_unique<cuda::CudaBackend>(
+        *options.device, cuda::CudaBackend::Options{.cuda_graphs = options.cuda_graphs,
+                                                    .layer_timing = options.layer_timing});
+  }
+#endif
   throw Error("make_backend: '" + std::string(name) + "' is listed as available but not built");
 }
 

@@ -23,6 +23,10 @@ struct BackendOptions {
   // Execute in real time: `sim` then sleeps for each item's duration (an emulated device, to
   // drive the wall-clock path without hardware); a hardware backend always does.
   bool real_time = false;
+  // cuda: capture each (workload, phase, batch) once as a CUDA graph and replay it (removes the
+  // host's per-launch cost); time every layer with CUDA events.
+  bool cuda_graphs = false;
+  bool layer_timing = false;
 };
 
 // Every backend Fulcrum knows, whether or not this build has it: "sim", "cuda".

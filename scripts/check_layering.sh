@@ -25,7 +25,7 @@ declare -A may_include=(
   [models/workload]="models models/workload"
   [models/perf]="models models/io models/device models/workload models/perf"
 
-  [backends]="$models_all backends"
+  [backends]="$models_all backends backends/cuda"
   [backends/hardware]="$models_all backends backends/hardware"
   [backends/cuda]="$models_all backends backends/hardware backends/cuda <cuda>"
 
