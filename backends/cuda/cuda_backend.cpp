@@ -118,6 +118,11 @@ struct CudaBackend::Prepared {
   std::vector<cudaEvent_t> layer_events;  // 2 per layer (forward) + 2 per layer (backward)
   cudaGraphExec_t graph = nullptr;
   int launches = 0;
+  bool warmed = false;
+  // What the meter measured over every window of this item so far (warm-up included): the
+  // item's power is their ratio, so that a counter coarser than one item still averages out.
+  double metered_j = 0, metered_s = 0, sampled_j = 0;
+  std::vector<double> metered_rail_j;
 
   ~Prepared() {
     if (graph != nullptr) cudaGraphExecDestroy(graph);
@@ -839,6 +844,41 @@ void CudaBackend::enqueue(Prepared& p) {
   p.launches = launches;
 }
 
+CudaBackend::RunTimes CudaBackend::run_once(Prepared& p) {
+  const Site site{&p.plan.workload, models::to_string(p.plan.phase), p.plan.batch_size, nullptr};
+  cudaStream_t s = ctx_->stream;
+  meter_->start();
+  const auto wall_start = std::chrono::steady_clock::now();
+  check(cudaEventRecord(ctx_->start, s), "cudaEventRecord", site);
+  if (p.graph != nullptr) {
+    check(cudaGraphLaunch(p.graph, s), "cudaGraphLaunch", site);
+  } else {
+    enqueue(p);
+  }
+  check(cudaEventRecord(ctx_->stop, s), "cudaEventRecord", site);
+  check(cudaEventSynchronize(ctx_->stop), "cudaEventSynchronize", site);
+  const auto wall_end = std::chrono::steady_clock::now();
+  const EnergyReading reading = meter_->stop();
+  RunTimes t;
+  check(cudaEventElapsedTime(&t.gpu_ms, ctx_->start, ctx_->stop), "cudaEventElapsedTime", site);
+  t.wall = std::chrono::duration_cast<std::chrono::nanoseconds>(wall_end - wall_start);
+  // Accumulate the meter's window: the meter's energy (0 where a coarse counter did not tick in
+  // it) and, as a stand-in until the counter has ticked at all, the sampled power.
+  p.metered_j += reading.module_energy_j;
+  p.metered_s += reading.duration_s;
+  p.metered_rail_j.resize(reading.rail_energy_j.size(), 0);
+  for (std::size_t r = 0; r < reading.rail_energy_j.size(); ++r) {
+    p.metered_rail_j[r] += reading.rail_energy_j[r];
+  }
+  if (!reading.series.module_power_w.empty()) {
+    double sum = 0;
+    for (double w : reading.series.module_power_w) sum += w;
+    p.sampled_j +=
+        sum / static_cast<double>(reading.series.module_power_w.size()) * reading.duration_s;
+  }
+  return t;
+}
+
 const Completion& CudaBackend::execute(const WorkItem& item) {
   if (item.workload == nullptr) throw Error("cuda backend: a work item without a workload");
   if (item.batch_size < 1) {
@@ -864,18 +904,19 @@ const Completion& CudaBackend::execute(const WorkItem& item) {
     cudaGraphDestroy(graph);
     check(e, "cudaGraphInstantiate", site);
   }
-  meter_->start();
-  check(cudaEventRecord(ctx_->start, s), "cudaEventRecord", site);
-  if (p.graph != nullptr) {
-    check(cudaGraphLaunch(p.graph, s), "cudaGraphLaunch", site);
-  } else {
-    enqueue(p);
+  // Warm-up, untimed: the first runs load kernels lazily and let the clocks and the power rise.
+  // At least kWarmupRuns runs and kWarmupSeconds of metered time.
+  constexpr int kWarmupRuns = 3;
+  constexpr double kWarmupSeconds = 0.5;
+  if (!p.warmed) {
+    for (int k = 0; k < kWarmupRuns || (meter_->measures() && p.metered_s < kWarmupSeconds); ++k) {
+      run_once(p);
+    }
+    p.warmed = true;
   }
-  check(cudaEventRecord(ctx_->stop, s), "cudaEventRecord", site);
-  check(cudaEventSynchronize(ctx_->stop), "cudaEventSynchronize", site);
-  EnergyReading reading = meter_->stop();
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, ctx_->start, ctx_->stop), "cudaEventElapsedTime", site);
+  const RunTimes times = run_once(p);
+  float ms = times.gpu_ms;
+  last_gpu_ms_ = ms;
   last_launches_ = p.launches;
 
   layer_times_.clear();
@@ -898,30 +939,28 @@ const Completion& CudaBackend::execute(const WorkItem& item) {
       }
       layer_times_.push_back(std::move(t));
     }
-    check(cudaEventElapsedTime(&ms, ctx_->start, ctx_->stop), "cudaEventElapsedTime", site);
   }
 
-  const double seconds = static_cast<double>(ms) * 1e-3;
+  // The item's duration is the wall time from its first launch to its completion: the GPU time
+  // plus whatever the host's launches leave the GPU waiting, which is part of what a minibatch
+  // costs (and what the engine's wall-clock mode must see, so that virtual and real time agree).
+  const double seconds = static_cast<double>(times.wall.count()) * 1e-9;
   completion_ = {};
-  completion_.duration = std::chrono::nanoseconds(
-      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(seconds * 1e9))));
-  // The meter's window is the item plus a little host time around it: its average power over
-  // the window, times the GPU time of the item. A counter that did not tick within a short
-  // window falls back to the sampled power.
-  double power_w = reading.average_power_w();
-  if (!(power_w > 0) && !reading.series.module_power_w.empty()) {
-    double sum = 0;
-    for (double w : reading.series.module_power_w) sum += w;
-    power_w = sum / static_cast<double>(reading.series.module_power_w.size());
-  }
-  const double window_j = reading.module_energy_j;
+  completion_.duration = std::max(std::chrono::nanoseconds(1), times.wall);
+  // Energy: the item's average power over all its metered windows so far, times its duration.
+  // NVML's energy counter ticks more slowly than a short minibatch takes; averaging over the
+  // item's history (0.5 s of warm-up at least) makes each figure unbiased instead of 0 or a
+  // whole tick.
+  const bool ticked = p.metered_j > 0;
+  const double power_w = p.metered_s > 0 ? (ticked ? p.metered_j : p.sampled_j) / p.metered_s : 0;
   const double item_j = power_w * seconds;
-  EnergyReading scaled = reading;
+  EnergyReading scaled;
+  scaled.duration_s = seconds;
   scaled.module_energy_j = item_j;
-  for (double& e : scaled.rail_energy_j) {
-    e = window_j > 0 ? e * item_j / window_j : 0;
+  for (std::size_t r = 0; r < p.metered_rail_j.size(); ++r) {
+    scaled.rail_energy_j.push_back(ticked ? p.metered_rail_j[r] / p.metered_j * item_j
+                                          : (r == 0 ? item_j : 0));
   }
-  if (window_j <= 0 && !scaled.rail_energy_j.empty()) scaled.rail_energy_j.front() = item_j;
   completion_.rail_energy_j = device_rail_energy_j(scaled, meter_->rail_names(), device_.rails);
   completion_.module_energy_j = item_j;
   completion_.provenance = models::Provenance::measured;

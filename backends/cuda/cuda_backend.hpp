@@ -4,8 +4,9 @@
 // per layer cuDNN convolutions (forward, backward data, backward filter; grouped and depthwise
 // through cuDNN's group count), cuBLAS products (fully connected, attention, LSTM gates) and the
 // backend's own kernels (kernels.hpp), then in training the MSE loss, the backward pass in
-// reverse order and an SGD-with-momentum update per parameter tensor. The item's duration comes
-// from CUDA events around it; its energy from the power meter (NVML's energy counter on a
+// reverse order and an SGD-with-momentum update per parameter tensor. The item's duration is its
+// wall time from the first launch to the end of its last kernel (CUDA events give the GPU time
+// apart, last_gpu_ms()); its energy comes from the power meter (NVML's energy counter on a
 // data-centre GPU, the INA3221 rails on a Jetson) over the item, as average power x duration.
 // Every CUDA, cuDNN and cuBLAS call is checked; a failure is an Error naming the workload, the
 // layer and the call.
@@ -17,6 +18,7 @@
 // This header includes no CUDA header, so that the verbs can use it; cuda_backend.cpp does.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,6 +60,9 @@ class CudaBackend final : public Backend {
 
   // Per-layer times of the last executed item (empty unless Options::layer_timing).
   const std::vector<LayerTime>& last_layer_times() const { return layer_times_; }
+  // GPU time of the last item between CUDA events around it, ms (the Completion's duration is
+  // its wall time, launches included).
+  double last_gpu_ms() const { return last_gpu_ms_; }
   // Launches (kernels, library calls, copies, memsets) the last item enqueued.
   int last_launches() const { return last_launches_; }
   const PowerMeter& meter() const { return *meter_; }
@@ -68,7 +73,13 @@ class CudaBackend final : public Backend {
   struct Prepared;  // one (workload, phase, batch) ready to run
   using Key = std::tuple<const models::Workload*, models::Phase, int>;
 
+  struct RunTimes {
+    std::chrono::nanoseconds wall{0};
+    float gpu_ms = 0;
+  };
   Prepared& prepared(const WorkItem& item);
+  // Runs `p` once, metered; adds the meter's window to p's history.
+  RunTimes run_once(Prepared& p);
   void enqueue(Prepared& p);
 
   const models::DeviceSpec& device_;
@@ -80,6 +91,7 @@ class CudaBackend final : public Backend {
   Completion completion_;
   std::vector<LayerTime> layer_times_;
   int last_launches_ = 0;
+  double last_gpu_ms_ = 0;
 };
 
 // What the CUDA runtime says about a GPU, for `fulcrum devices --probe`.

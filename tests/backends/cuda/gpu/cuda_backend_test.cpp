@@ -74,6 +74,10 @@ TEST_CASE("CudaBackend runs one workload of every family, every planned launch",
       const ExecutionPlan plan =
           make_execution_plan(dynamic_cast<const models::GraphWorkload&>(w), phase, 2);
       CHECK(backend.last_launches() == plan.launches());
+      std::cout << name << " " << models::to_string(phase) << " batch 2: wall "
+                << static_cast<double>(done.duration.count()) / 1e6 << " ms, GPU "
+                << backend.last_gpu_ms() << " ms, " << plan.launches() << " launches, "
+                << done.module_energy_j << " J\n";
       double layers_ms = 0;
       for (const LayerTime& t : backend.last_layer_times())
         layers_ms += t.forward_ms + t.backward_ms;
