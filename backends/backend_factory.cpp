@@ -1,6 +1,8 @@
 #include "backends/backend_factory.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "backends/simulated_backend.hpp"
 #ifdef FULCRUM_CUDA_BACKEND
@@ -82,8 +84,11 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
   }
 #ifdef FULCRUM_CUDA_BACKEND
   if (name == "cuda") {
+    // FULCRUM_CUDA_GRAPHS=1 turns graph replay on for every verb (docs/HARDWARE.md).
+    const char* graphs = std::getenv("FULCRUM_CUDA_GRAPHS");
+    const bool from_env = graphs != nullptr && std::string_view(graphs) == "1";
     return std::make_unique<cuda::CudaBackend>(
-        *options.device, cuda::CudaBackend::Options{.cuda_graphs = options.cuda_graphs,
+        *options.device, cuda::CudaBackend::Options{.cuda_graphs = options.cuda_graphs || from_env,
                                                     .layer_timing = options.layer_timing});
   }
 #endif

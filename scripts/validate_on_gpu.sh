@@ -7,6 +7,10 @@
 #   4. `fulcrum validate` of each scenario given, against that device.
 # cuDNN and cuBLAS come from the system or, where it has none, from PyTorch's Python packages
 # (docs/HARDWARE.md). Clocks, power limits and compute mode are only read, never changed.
+# SKIP_GPU_TESTS=1 / SKIP_RUN=1 leave out step 1 and the short `fulcrum run`;
+# FULCRUM_CUDA_GRAPHS=1 replays every item as a CUDA graph.
+# SKIP_GPU_TESTS=1 / SKIP_RUN=1 leave out steps 1 and the short `fulcrum run`;
+# FULCRUM_CUDA_GRAPHS=1 replays every item as a CUDA graph.
 #
 #   scripts/validate_on_gpu.sh BUILD_DIR DATA_DIR OUT_DIR DEVICE_NAME SCENARIO...
 set -u
@@ -25,8 +29,10 @@ fulcrum=$build/fulcrum
   ldd "$fulcrum" | grep -E "cudnn|cublas|not found"
 } | tee "$out/machine.txt"
 
-echo "== gpu tests"
-"$build/backends/cuda/test_backends_cuda_gpu" --durations yes 2>&1 | tee "$out/gpu-tests.txt"
+if [[ -z "${SKIP_GPU_TESTS:-}" ]]; then
+  echo "== gpu tests"
+  "$build/backends/cuda/test_backends_cuda_gpu" --durations yes 2>&1 | tee "$out/gpu-tests.txt"
+fi
 
 echo "== devices --probe"
 work=$(mktemp -d)
@@ -38,6 +44,11 @@ export FULCRUM_DATA_DIR="$work/data"
 echo "== profile"
 "$fulcrum" profile --backend cuda --device "$device" --workloads mobilenetv3-large,resnet50 \
   --batch-sizes 1,16,32 --repeats 10 --discard 2 --settle-s 2 --out "$out/profile-$device.csv"
+
+if [[ -z "${SKIP_RUN:-}" ]]; then
+  echo "== run (wall clock, first scenario, 5 s)"
+  "$fulcrum" run "$1" --backend cuda --set duration_s=5 --out "$out/run-$(basename "$1" .yaml)"
+fi
 
 for scenario in "$@"; do
   name=$(basename "$scenario" .yaml)

@@ -847,7 +847,11 @@ void CudaBackend::enqueue(Prepared& p) {
 CudaBackend::RunTimes CudaBackend::run_once(Prepared& p) {
   const Site site{&p.plan.workload, models::to_string(p.plan.phase), p.plan.batch_size, nullptr};
   cudaStream_t s = ctx_->stream;
-  meter_->start();
+  // Meter the item until its average power rests on options_.metered_seconds of windows; after
+  // that the meter's own calls (NVML takes milliseconds per call) would cost more host time
+  // between items than they add knowledge.
+  const bool metered = p.metered_s < options_.metered_seconds;
+  if (metered) meter_->start();
   const auto wall_start = std::chrono::steady_clock::now();
   check(cudaEventRecord(ctx_->start, s), "cudaEventRecord", site);
   if (p.graph != nullptr) {
@@ -858,10 +862,11 @@ CudaBackend::RunTimes CudaBackend::run_once(Prepared& p) {
   check(cudaEventRecord(ctx_->stop, s), "cudaEventRecord", site);
   check(cudaEventSynchronize(ctx_->stop), "cudaEventSynchronize", site);
   const auto wall_end = std::chrono::steady_clock::now();
-  const EnergyReading reading = meter_->stop();
   RunTimes t;
   check(cudaEventElapsedTime(&t.gpu_ms, ctx_->start, ctx_->stop), "cudaEventElapsedTime", site);
   t.wall = std::chrono::duration_cast<std::chrono::nanoseconds>(wall_end - wall_start);
+  if (!metered) return t;
+  const EnergyReading reading = meter_->stop();
   // Accumulate the meter's window: the meter's energy (0 where a coarse counter did not tick in
   // it) and, as a stand-in until the counter has ticked at all, the sampled power.
   p.metered_j += reading.module_energy_j;

@@ -369,6 +369,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
   std::unique_ptr<backends::PowerMeter> run_meter;
   if (hardware) {
+    // Prepare and warm up every item the run executes before its clock starts, so that the
+    // first arrivals do not wait for buffers, cuDNN's algorithm choice and the warm-up.
+    for (const backends::ProfilePoint& point : points_of(resolved)) {
+      measured.backend->execute({point.workload, point.phase, point.batch_size, modes.back()});
+    }
     try {
       run_meter = backends::make_power_meter(
           {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
