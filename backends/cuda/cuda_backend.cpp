@@ -57,6 +57,37 @@ void check(cublasStatus_t e, const char* call, const Site& site) {
   }
 }
 
+// The first of cuDNN's ranked algorithms (`perf[0..found)`) whose workspace fits `limit`, as
+// PyTorch without cudnn.benchmark; grows `workspace` to it. Error naming `what` when none fits.
+template <typename Perf, typename Algo>
+void choose_algorithm(const Perf* perf, int found, std::size_t limit, Algo* algo,
+                      std::size_t* workspace, const Site& site, const char* what) {
+  for (int k = 0; k < found; ++k) {
+    if (perf[k].status == CUDNN_STATUS_SUCCESS && perf[k].memory <= limit) {
+      *algo = perf[k].algo;
+      *workspace = std::max(*workspace, perf[k].memory);
+      return;
+    }
+  }
+  throw Error(site.text() + ": cuDNN offers no " + what + " algorithm within the workspace limit");
+}
+
+// The blocks of a concatenation: `outer` runs of `out_block` floats in the output, each holding
+// every input's `in_block` at `offset`; calls part(input, in_block, offset) per input.
+template <typename Part>
+void for_each_concat_part(const ExecutionPlan& plan, const PlannedLayer& l, i64& outer,
+                          i64& out_block, Part part) {
+  outer = plan.batch_size;
+  for (std::size_t d = 0; d < l.layer->geometry.axis; ++d) outer *= l.layer->out[d];
+  out_block = l.output.floats / outer;
+  i64 offset = 0;
+  for (int in : l.inputs) {
+    const i64 in_block = plan.layers[static_cast<std::size_t>(in)].output.floats / outer;
+    part(in, in_block, offset);
+    offset += in_block;
+  }
+}
+
 int cores_per_sm(int major, int minor) {
   // FP32 lanes per SM (CUDA C++ Programming Guide, "Compute Capabilities", arithmetic
   // instruction throughput table).
@@ -299,43 +330,19 @@ CudaBackend::Prepared& CudaBackend::prepared(const WorkItem& item) {
       check(cudnnGetConvolutionForwardAlgorithm_v7(ctx_->cudnn, c->x, c->w, c->conv, c->y, kAlgos,
                                                    &found, perf),
             "cudnnGetConvolutionForwardAlgorithm_v7", site);
-      bool chosen = false;
-      for (int k = 0; k < found && !chosen; ++k) {
-        if (perf[k].status == CUDNN_STATUS_SUCCESS && perf[k].memory <= limit) {
-          c->fwd = perf[k].algo;
-          c->workspace = std::max(c->workspace, perf[k].memory);
-          chosen = true;
-        }
-      }
-      if (!chosen) throw Error(site.text() + ": cuDNN offers no forward algorithm");
+      choose_algorithm(perf, found, limit, &c->fwd, &c->workspace, site, "forward");
     }
     if (item.phase == models::Phase::training) {
       cudnnConvolutionBwdDataAlgoPerf_t perf[kAlgos];
       check(cudnnGetConvolutionBackwardDataAlgorithm_v7(ctx_->cudnn, c->w, c->y, c->conv, c->x,
                                                         kAlgos, &found, perf),
             "cudnnGetConvolutionBackwardDataAlgorithm_v7", site);
-      bool chosen = false;
-      for (int k = 0; k < found && !chosen; ++k) {
-        if (perf[k].status == CUDNN_STATUS_SUCCESS && perf[k].memory <= limit) {
-          c->bwd_data = perf[k].algo;
-          c->workspace = std::max(c->workspace, perf[k].memory);
-          chosen = true;
-        }
-      }
-      if (!chosen) throw Error(site.text() + ": cuDNN offers no backward-data algorithm");
+      choose_algorithm(perf, found, limit, &c->bwd_data, &c->workspace, site, "backward-data");
       cudnnConvolutionBwdFilterAlgoPerf_t fperf[kAlgos];
       check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(ctx_->cudnn, c->x, c->y, c->conv, c->w,
                                                           kAlgos, &found, fperf),
             "cudnnGetConvolutionBackwardFilterAlgorithm_v7", site);
-      chosen = false;
-      for (int k = 0; k < found && !chosen; ++k) {
-        if (fperf[k].status == CUDNN_STATUS_SUCCESS && fperf[k].memory <= limit) {
-          c->bwd_filter = fperf[k].algo;
-          c->workspace = std::max(c->workspace, fperf[k].memory);
-          chosen = true;
-        }
-      }
-      if (!chosen) throw Error(site.text() + ": cuDNN offers no backward-filter algorithm");
+      choose_algorithm(fperf, found, limit, &c->bwd_filter, &c->workspace, site, "backward-filter");
     }
     p->workspace_bytes = std::max(p->workspace_bytes, c->workspace);
     p->convs[i] = std::move(c);
@@ -501,18 +508,12 @@ void CudaBackend::enqueue(Prepared& p) {
         break;
       }
       case OpKind::concat: {
-        const std::size_t axis = L.geometry.axis;
-        i64 outer = batch;
-        for (std::size_t d = 0; d < axis; ++d) outer *= L.out[d];
-        const i64 out_block = out_n / outer;
-        i64 offset = 0;
-        for (int in : l.inputs) {
-          const i64 in_block = plan.layers[in].output.floats / outer;
+        i64 outer = 0, out_block = 0;
+        for_each_concat_part(plan, l, outer, out_block, [&](int in, i64 in_block, i64 offset) {
           kernels::concat_copy(y, p.at(plan.layers[in].output), outer, in_block, out_block, offset,
                                s);
           launched("concat_copy");
-          offset += in_block;
-        }
+        });
         break;
       }
       case OpKind::upsample: {
@@ -736,18 +737,12 @@ void CudaBackend::enqueue(Prepared& p) {
           break;
         }
         case OpKind::concat: {
-          const std::size_t axis = L.geometry.axis;
-          i64 outer = batch;
-          for (std::size_t d = 0; d < axis; ++d) outer *= L.out[d];
-          const i64 out_block = out_n / outer;
-          i64 offset = 0;
-          for (int in : l.inputs) {
-            const i64 in_block = plan.layers[in].output.floats / outer;
+          i64 outer = 0, out_block = 0;
+          for_each_concat_part(plan, l, outer, out_block, [&](int in, i64 in_block, i64 offset) {
             kernels::concat_split(p.at(plan.layers[in].gradient), dy, outer, in_block, out_block,
                                   offset, s);
             launched("concat_split");
-            offset += in_block;
-          }
+          });
           break;
         }
         case OpKind::upsample: {
