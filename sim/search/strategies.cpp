@@ -8,6 +8,7 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "models/random/rng_streams.hpp"
 #include "sim/search/evaluation.hpp"
+#include "sim/search/gmd.hpp"
 #include "sim/search/pareto.hpp"
 
 namespace fulcrum::sim::search {
@@ -306,6 +307,10 @@ void add_builtin_strategies(StrategyRegistry& r) {
   r.add({"random", "k random modes, best feasible on the observed Pareto front", 50, make_random});
   r.add({"binary", "multi-dimensional binary search (CPU, GPU, cores, EMC round-robin)", 25,
          make_binary});
+  r.add({"gmd", "the published GMD descent, exactly as the reference results were produced", 25,
+         make_gmd});
+  r.add({"gmd+", "GMD judged by the problem's objective and power, every batch size, hill-climbing",
+         25, make_gmd_plus});
   r.add({"oracle", "brute force over the grid on the ground truth", std::nullopt, make_oracle});
 }
 
