@@ -97,11 +97,15 @@ std::optional<Measured> best_at_mode(const Problem& problem, Profiler& profiler,
 
 class Maxn : public Strategy {
  public:
+  explicit Maxn(const StrategyOptions& o) : max_modes_(o.max_modes) {}
   std::string name() const override { return "maxn"; }
-  std::optional<int> max_modes() const override { return 1; }
+  std::optional<int> max_modes() const override { return max_modes_; }
   Choice choose(const Problem& problem, Profiler& profiler, const SearchContext& context) override {
     return choice_from(best_at_mode(problem, profiler, context, grid_max(context.grid)), 1);
   }
+
+ private:
+  std::optional<int> max_modes_;
 };
 
 // A preset's caps, snapped to the search grid (largest grid value <= cap; the grid's modes are
@@ -125,8 +129,9 @@ models::PowerMode preset_on_grid(const models::DeviceSpec& device, const models:
 
 class Presets : public Strategy {
  public:
+  explicit Presets(const StrategyOptions& o) : max_modes_(o.max_modes) {}
   std::string name() const override { return "presets"; }
-  std::optional<int> max_modes() const override { return 1; }
+  std::optional<int> max_modes() const override { return max_modes_; }
   Choice choose(const Problem& problem, Profiler& profiler, const SearchContext& context) override {
     // The preset with the highest nominal budget that fits the power budget (MAXN, which has
     // none, only without a power budget).
@@ -143,6 +148,9 @@ class Presets : public Strategy {
     c.note = "preset " + pick->name + (c.found ? "" : " misses the budgets");
     return c;
   }
+
+ private:
+  std::optional<int> max_modes_;
 };
 
 class Random : public Strategy {
@@ -285,9 +293,9 @@ class OracleStrategy : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_maxn(const StrategyOptions&) { return std::make_unique<Maxn>(); }
-std::unique_ptr<Strategy> make_presets(const StrategyOptions&) {
-  return std::make_unique<Presets>();
+std::unique_ptr<Strategy> make_maxn(const StrategyOptions& o) { return std::make_unique<Maxn>(o); }
+std::unique_ptr<Strategy> make_presets(const StrategyOptions& o) {
+  return std::make_unique<Presets>(o);
 }
 std::unique_ptr<Strategy> make_random(const StrategyOptions& o) {
   return std::make_unique<Random>(o);

@@ -1,0 +1,109 @@
+// The search's hot paths and its quality on the measured ground truth.
+// - BM_CandidateTable_best: scoring every candidate of one configuration, 4,368 modes x 8 batch
+//   sizes, by one scan of the precomputed table (target: < 50 ms on one core). The figures are
+//   synthetic (seeded, in the measured ranges): the scan's cost does not depend on their values.
+// - BM_Compare/<strategy>: the strategy against the oracle over the predecessor study's
+//   concurrent configurations (19,680, per-window and per-second objectives) on the measured Orin
+//   tables (needs FULCRUM_REFERENCE_DIR); the counters are the quality figures of docs/SEARCH.md.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/random/rng_streams.hpp"
+#include "sim/config/device_catalog_loader.hpp"
+#include "sim/search/comparison.hpp"
+#include "sim/search/steady_state.hpp"
+
+namespace {
+
+using namespace fulcrum;
+using namespace fulcrum::sim::search;
+
+void BM_CandidateTable_best(benchmark::State& state) {
+  constexpr std::size_t kModes = 4368;
+  const std::vector<int> batches = {1, 2, 4, 8, 16, 32, 64, 128};
+  models::Rng rng(42);
+  std::vector<std::optional<MeasuredPoint>> train(kModes);
+  std::vector<std::vector<std::optional<MeasuredPoint>>> infer(batches.size(), train);
+  for (std::size_t m = 0; m < kModes; ++m) {
+    const double speed = 0.2 + rng.uniform();  // relative speed of the mode
+    train[m] = MeasuredPoint{80.0 / speed, 12.0 + 40.0 * speed * rng.uniform()};
+    for (std::size_t j = 0; j < batches.size(); ++j) {
+      infer[j][m] =
+          MeasuredPoint{(4.0 + 3.0 * batches[j]) / speed, 10.0 + 35.0 * speed * rng.uniform()};
+    }
+  }
+  Problem p;
+  p.training = "resnet18";
+  p.streams.push_back({"resnet50", 60, 1.0, {}});
+  p.power_budget_w = 30;
+  p.objective = state.range(0) == 0 ? Objective::per_window : Objective::per_second;
+  p.power_kind =
+      state.range(1) == 0 ? PowerConstraint::max_of_phases : PowerConstraint::time_weighted;
+  p.idle_power_w = 8;
+  const CandidateTable table(p, batches, train, infer);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(table.best(p));
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<long>(kModes * batches.size()));
+  state.SetLabel(std::string(to_string(p.objective)) + ", " + to_string(p.power_kind));
+}
+BENCHMARK(BM_CandidateTable_best)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Unit(benchmark::kMicrosecond);
+
+const TableGroundTruth* truth() {
+  static const std::unique_ptr<TableGroundTruth> t = []() -> std::unique_ptr<TableGroundTruth> {
+    const std::string dir = std::string(FULCRUM_REFERENCE_DIR) + "/measurements";
+    if (!std::filesystem::exists(dir)) return nullptr;
+    static const models::DeviceCatalog catalog =
+        sim::load_device_catalog(std::string(FULCRUM_DATA_DIR) + "/devices");
+    return TableGroundTruth::load(dir, catalog.get("orin-agx-64gb"));
+  }();
+  return t.get();
+}
+
+void compare(benchmark::State& state, const std::string& strategy, bool training_only) {
+  const TableGroundTruth* t = truth();
+  if (t == nullptr) {
+    state.SkipWithError("reference measurements not found (FULCRUM_REFERENCE_DIR)");
+    return;
+  }
+  const Objective objective = state.range(0) == 0 ? Objective::per_window : Objective::per_second;
+  const std::vector<Problem> problems = training_only ? training_reference_problems(objective)
+                                                      : concurrent_reference_problems(objective);
+  StrategyScore s;
+  for (auto _ : state) s = compare_strategy(strategy, problems, *t, {.strategy = {.seed = 1}});
+  state.SetLabel(std::string(training_only ? "training" : "concurrent") + ", " +
+                 to_string(objective));
+  state.counters["configs"] = s.configurations;
+  state.counters["with_opt"] = s.with_optimum;
+  state.counters["met_pct"] = s.met_pct();
+  state.counters["mean_ratio"] = s.mean_ratio;
+  state.counters["p5_ratio"] = s.p5_ratio;
+  state.counters["modes"] = s.mean_modes;
+  state.counters["tries"] = s.mean_tries;
+  state.counters["prof_h"] = s.profiling_hours;
+}
+
+void register_compare() {
+  for (const char* s : {"maxn", "presets", "random", "binary", "gmd", "gmd+"}) {
+    for (bool training : {false, true}) {
+      benchmark::RegisterBenchmark(
+          (std::string("BM_Compare/") + s + (training ? "/training" : "/concurrent")).c_str(),
+          [s, training](benchmark::State& st) { compare(st, s, training); })
+          ->Arg(0)
+          ->Arg(1)
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+const int registered = (register_compare(), 0);
+
+}  // namespace
