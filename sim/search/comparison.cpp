@@ -73,16 +73,20 @@ StrategyScore compare_strategy(const std::string& name, const std::vector<Proble
     };
     double best_value = 0;
     bool optimum = false;
+    Problem judged = p;
+    if (options.oracle_grid) judged.grid = *options.oracle_grid;
     if (p.streams.size() <= 1) {
-      const TableKey key{p.training, p.streams.empty() ? "" : p.streams[0].workload, p.grid,
+      const TableKey key{p.training, p.streams.empty() ? "" : p.streams[0].workload, judged.grid,
                          static_cast<int>(p.power_kind)};
       auto it = tables.find(key);
-      if (it == tables.end()) it = tables.emplace(key, Oracle::table(p, ctx)).first;
+      if (it == tables.end()) {
+        it = tables.emplace(key, Oracle::table(judged, make_context(truth, judged))).first;
+      }
       const CandidateTable::Best b = it->second.best(p);
       optimum = b.found;
       best_value = value(b.state);
     } else {
-      const Choice o = Oracle::solve(p, ctx);
+      const Choice o = Oracle::solve(judged, make_context(truth, judged));
       optimum = o.found;
       best_value = per_window ? static_cast<double>(o.predicted_per_window) : o.predicted_per_s;
     }

@@ -8,6 +8,7 @@
 //   StrategyScore s = compare_strategy("gmd", ps, truth, {});
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ struct StrategyScore {
 struct CompareOptions {
   StrategyOptions strategy = {};
   ProfilerOptions profiler = {};
+  // The grid the optimum is searched on; absent = each problem's own grid. (A wider grid than the
+  // strategy's shows what a fixed grid costs.)
+  std::optional<std::string> oracle_grid = std::nullopt;
 };
 
 // Runs `strategy` (a name of strategy_registry()) on every problem with a fresh Profiler and

@@ -285,6 +285,7 @@ class Gmd : public Strategy {
     }
     int tries = static_cast<int>(descent.visited().size());
     if (options_.improved && best) best = climb(judged, profiler, context, descent, *best, {});
+    if (best && !best->state.feasible()) best.reset();
     return choice_from(best, tries);
   }
 
@@ -300,17 +301,24 @@ class Gmd : public Strategy {
     const std::vector<int>& sizes = context.stream_batches[0];
 
     if (options_.improved) {
-      // Every batch size at every profiled mode (no new modes), then hill-climbing.
-      std::vector<Measured> seen;
+      // Every batch size up to b at every profiled mode (no new modes; a larger one already missed
+      // the latency at MAXN), then hill-climbing from the best -- or, when nothing is feasible,
+      // from the configuration closest to feasible.
+      std::vector<int> upto;
+      for (int size : sizes) {
+        if (size <= b) upto.push_back(size);
+      }
+      std::optional<Measured> best;
       for (std::size_t i = 0; i < descent.visited().size(); ++i) {
-        for (int size : sizes) {
+        for (int size : upto) {
           if (const std::optional<SteadyState> s = descent.state(judged, i, size)) {
-            seen.push_back({descent.visited()[i].mode, {size}, *s});
+            const Measured m{descent.visited()[i].mode, {size}, *s};
+            if (!best || improves(judged, m, *best)) best = m;
           }
         }
       }
-      std::optional<Measured> best = best_feasible(judged, seen);
-      if (best) best = climb(judged, profiler, context, descent, *best, sizes);
+      if (best) best = climb(judged, profiler, context, descent, *best, upto);
+      if (best && !best->state.feasible()) best.reset();
       return choice_from(best, tries);
     }
 
@@ -362,7 +370,9 @@ class Gmd : public Strategy {
       improved = false;
       const std::optional<std::size_t> at = g.index_of(best.mode);
       if (!at) break;
-      for (models::PowerMode n : neighbours(g, best.mode)) {
+      std::vector<models::PowerMode> around = neighbours(g, best.mode, false);
+      for (const models::PowerMode& n : neighbours(g, best.mode, true)) around.push_back(n);
+      for (const models::PowerMode& n : around) {
         if (!profiler.can_profile(n)) return best;
         const std::optional<std::size_t> i = descent.measure(n);
         if (!i) continue;
@@ -374,38 +384,85 @@ class Gmd : public Strategy {
             if (auto s = descent.state(judged, *i, size)) here.push_back({n, {size}, *s});
           }
         }
-        const std::optional<Measured> local = best_feasible(judged, here);
-        if (local && better(judged.objective, local->state, best.state)) {
-          best = *local;
-          improved = true;
-          break;
+        for (const Measured& m : here) {
+          if (improves(judged, m, best)) {
+            best = m;
+            improved = true;
+          }
         }
+        if (improved) break;
       }
     }
     return best;
   }
 
+  // How far a configuration is from meeting the problem's budgets (0 when it meets them).
+  static double violation(const Problem& judged, const SteadyState& s) {
+    double v = s.stable ? 0.0 : 1.0;
+    if (!judged.streams.empty()) {
+      const double l = judged.streams[0].latency_budget_s;
+      v += std::max(0.0, s.peak_latency_s - l) / l;
+    }
+    if (judged.power_budget_w) {
+      v += std::max(0.0, s.power_w(judged.power_kind) - *judged.power_budget_w) /
+           *judged.power_budget_w;
+    }
+    return v;
+  }
+
+  // Feasible beats infeasible; two feasible compare by the objective; two infeasible by how far
+  // they are from feasible.
+  static bool improves(const Problem& judged, const Measured& a, const Measured& b) {
+    const bool fa = a.state.feasible();
+    const bool fb = b.state.feasible();
+    if (fa != fb) return fa;
+    if (fa) return better(judged.objective, a.state, b.state);
+    return violation(judged, a.state) < violation(judged, b.state);
+  }
+
+  // The grid neighbours of `m`: one step on one axis (GPU, EMC, CPU, cores), or with `trades`,
+  // one axis a step up and another a step down (moves along the power budget's edge).
   static std::vector<models::PowerMode> neighbours(const models::ModeSpace& g,
-                                                   const models::PowerMode& m) {
+                                                   const models::PowerMode& m, bool trades) {
     std::vector<models::PowerMode> out;
-    auto step = [&](const auto& axis, auto current, auto set) {
-      const auto it = std::find(axis.begin(), axis.end(), current);
-      if (it == axis.end()) return;
-      if (it + 1 != axis.end()) {
-        models::PowerMode n = m;
-        set(n, *(it + 1));
-        out.push_back(n);
+    const std::array<std::vector<double>, 4> axes = {
+        g.gpu_hz(), g.emc_hz(), g.cpu_khz(),
+        std::vector<double>(g.cores().begin(), g.cores().end())};
+    const std::array<double, 4> now = {m.gpu_hz, m.emc_hz, m.cpu_khz, static_cast<double>(m.cores)};
+    std::array<long, 4> at{};
+    for (std::size_t d = 0; d < 4; ++d) {
+      const auto it = std::find(axes[d].begin(), axes[d].end(), now[d]);
+      if (it == axes[d].end()) return out;
+      at[d] = it - axes[d].begin();
+    }
+    auto make = [&](std::array<long, 4> k) {
+      for (std::size_t d = 0; d < 4; ++d) {
+        if (k[d] < 0 || k[d] >= static_cast<long>(axes[d].size())) return;
       }
-      if (it != axis.begin()) {
-        models::PowerMode n = m;
-        set(n, *(it - 1));
-        out.push_back(n);
-      }
+      models::PowerMode n = m;
+      n.gpu_hz = axes[0][static_cast<std::size_t>(k[0])];
+      n.emc_hz = axes[1][static_cast<std::size_t>(k[1])];
+      n.cpu_khz = axes[2][static_cast<std::size_t>(k[2])];
+      n.cores = static_cast<int>(axes[3][static_cast<std::size_t>(k[3])]);
+      out.push_back(n);
     };
-    step(g.gpu_hz(), m.gpu_hz, [](models::PowerMode& n, double v) { n.gpu_hz = v; });
-    step(g.emc_hz(), m.emc_hz, [](models::PowerMode& n, double v) { n.emc_hz = v; });
-    step(g.cpu_khz(), m.cpu_khz, [](models::PowerMode& n, double v) { n.cpu_khz = v; });
-    step(g.cores(), m.cores, [](models::PowerMode& n, int v) { n.cores = v; });
+    for (std::size_t d = 0; d < 4; ++d) {
+      for (long step : {1L, -1L}) {
+        if (trades) {
+          for (std::size_t e = 0; e < 4; ++e) {
+            if (e == d) continue;
+            std::array<long, 4> k = at;
+            k[d] += step;
+            k[e] -= step;
+            if (step > 0) make(k);
+          }
+        } else {
+          std::array<long, 4> k = at;
+          k[d] += step;
+          make(k);
+        }
+      }
+    }
     return out;
   }
 

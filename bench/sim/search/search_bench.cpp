@@ -15,6 +15,7 @@
 #include "models/random/rng_streams.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/search/comparison.hpp"
+#include "sim/search/evaluation.hpp"
 #include "sim/search/steady_state.hpp"
 
 namespace {
@@ -91,7 +92,86 @@ void compare(benchmark::State& state, const std::string& strategy, bool training
   state.counters["prof_h"] = s.profiling_hours;
 }
 
+// The fixed 441-mode grid's cost: resnet18 and mobilenet_v3 training (measured on all 4,368
+// PowerTrain modes) at 10..50 W, judged against the optimum of the 4,368-mode grid; argument 0:
+// the strategy searches the 441-mode grid, 1: the 4,368-mode grid.
+void compare_grid(benchmark::State& state, const std::string& strategy) {
+  const TableGroundTruth* t = truth();
+  if (t == nullptr) {
+    state.SkipWithError("reference measurements not found (FULCRUM_REFERENCE_DIR)");
+    return;
+  }
+  std::vector<Problem> problems;
+  for (const Problem& p : training_reference_problems(Objective::per_second)) {
+    if (p.training != "resnet18" && p.training != "mobilenet_v3") continue;
+    problems.push_back(p);
+    problems.back().grid = state.range(0) == 0 ? "pagoda-441" : "powertrain-4368";
+  }
+  StrategyScore s;
+  for (auto _ : state) {
+    s = compare_strategy(strategy, problems, *t,
+                         {.strategy = {.seed = 1}, .oracle_grid = "powertrain-4368"});
+  }
+  state.SetLabel(problems.front().grid + " vs the 4368-mode optimum");
+  state.counters["configs"] = s.configurations;
+  state.counters["met_pct"] = s.met_pct();
+  state.counters["mean_ratio"] = s.mean_ratio;
+  state.counters["p5_ratio"] = s.p5_ratio;
+  state.counters["modes"] = s.mean_modes;
+  state.counters["prof_h"] = s.profiling_hours;
+}
+
+// Per window or per second: over the concurrent reference configurations, how often the optimum
+// of the published objective (minibatches per window) trains less per second than the per-second
+// optimum, and how much less on average.
+void BM_ObjectiveDisagreement(benchmark::State& state) {
+  const TableGroundTruth* t = truth();
+  if (t == nullptr) {
+    state.SkipWithError("reference measurements not found (FULCRUM_REFERENCE_DIR)");
+    return;
+  }
+  const std::vector<Problem> window = concurrent_reference_problems(Objective::per_window);
+  int both = 0;
+  int differ = 0;
+  double loss = 0;
+  for (auto _ : state) {
+    both = differ = 0;
+    loss = 0;
+    std::optional<CandidateTable> table;
+    std::string pair;
+    for (const Problem& p : window) {
+      const std::string key = p.training + "+" + p.streams[0].workload;
+      if (key != pair) {
+        pair = key;
+        table.emplace(Oracle::table(p, make_context(*t, p)));
+      }
+      Problem per_s = p;
+      per_s.objective = Objective::per_second;
+      const CandidateTable::Best w = table->best(p);
+      const CandidateTable::Best s = table->best(per_s);
+      if (!w.found || !s.found || s.state.per_s <= 0) continue;
+      ++both;
+      if (w.state.per_s < s.state.per_s) {
+        ++differ;
+        loss += 1.0 - w.state.per_s / s.state.per_s;
+      }
+    }
+  }
+  state.counters["configs"] = both;
+  state.counters["differ_pct"] = 100.0 * differ / both;
+  state.counters["mean_loss_pct_when_differ"] = differ == 0 ? 0.0 : 100.0 * loss / differ;
+}
+BENCHMARK(BM_ObjectiveDisagreement)->Iterations(1)->Unit(benchmark::kMillisecond);
+
 void register_compare() {
+  for (const char* s : {"oracle", "gmd", "gmd+", "random", "binary"}) {
+    benchmark::RegisterBenchmark((std::string("BM_CompareGrid/") + s).c_str(),
+                                 [s](benchmark::State& st) { compare_grid(st, s); })
+        ->Arg(0)
+        ->Arg(1)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+  }
   for (const char* s : {"maxn", "presets", "random", "binary", "gmd", "gmd+"}) {
     for (bool training : {false, true}) {
       benchmark::RegisterBenchmark(
