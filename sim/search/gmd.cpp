@@ -286,7 +286,7 @@ class Gmd : public Strategy {
     int tries = static_cast<int>(descent.visited().size());
     if (options_.improved && best) best = climb(judged, profiler, context, descent, *best, {});
     if (best && !best->state.feasible()) best.reset();
-    return choice_from(best, tries);
+    return choice_from(best, tries, {}, judged.power_kind);
   }
 
   Choice concurrent(const Problem& judged, Profiler& profiler, const SearchContext& context) {
@@ -319,7 +319,7 @@ class Gmd : public Strategy {
       }
       if (best) best = climb(judged, profiler, context, descent, *best, upto);
       if (best && !best->state.feasible()) best.reset();
-      return choice_from(best, tries);
+      return choice_from(best, tries, {}, judged.power_kind);
     }
 
     // The published answer: the feasible profiled mode at b with the most minibatches per window

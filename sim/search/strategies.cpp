@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -44,7 +45,8 @@ std::optional<Measured> best_feasible(const Problem& problem, const std::vector<
   return best;
 }
 
-Choice choice_from(const std::optional<Measured>& best, int tries, std::string note) {
+Choice choice_from(const std::optional<Measured>& best, int tries, std::string note,
+                   PowerConstraint kind) {
   Choice c;
   c.tries = tries;
   c.note = std::move(note);
@@ -57,7 +59,7 @@ Choice choice_from(const std::optional<Measured>& best, int tries, std::string n
   c.batch_sizes = best->batches;
   c.predicted_per_window = best->state.per_window;
   c.predicted_per_s = best->state.per_s;
-  c.predicted_power_w = best->state.power_max_w;
+  c.predicted_power_w = best->state.power_w(kind);
   return c;
 }
 
@@ -101,7 +103,8 @@ class Maxn : public Strategy {
   std::string name() const override { return "maxn"; }
   std::optional<int> max_modes() const override { return max_modes_; }
   Choice choose(const Problem& problem, Profiler& profiler, const SearchContext& context) override {
-    return choice_from(best_at_mode(problem, profiler, context, grid_max(context.grid)), 1);
+    return choice_from(best_at_mode(problem, profiler, context, grid_max(context.grid)), 1, {},
+                       problem.power_kind);
   }
 
  private:
@@ -144,7 +147,8 @@ class Presets : public Strategy {
     }
     if (pick == nullptr) return choice_from(std::nullopt, 0, "no preset's budget fits");
     const models::PowerMode mode = preset_on_grid(context.device, context.grid, *pick);
-    Choice c = choice_from(best_at_mode(problem, profiler, context, mode), 1);
+    Choice c =
+        choice_from(best_at_mode(problem, profiler, context, mode), 1, {}, problem.power_kind);
     c.note = "preset " + pick->name + (c.found ? "" : " misses the budgets");
     return c;
   }
@@ -180,13 +184,18 @@ class Random : public Strategy {
         seen.push_back({mode, batches, *s});
       }
     }
-    // The observed Pareto front (time per training minibatch, power): the answer lies on it.
-    for (const Measured& m : seen) {
-      points.push_back(
-          {m.state.per_s > 0 ? 1.0 / m.state.per_s : 1e18, m.state.power_w(problem.power_kind)});
+    if (!problem.streams.empty()) {
+      return choice_from(best_feasible(problem, seen), static_cast<int>(n), {}, problem.power_kind);
     }
-    (void)pareto_front(points);
-    return choice_from(best_feasible(problem, seen), static_cast<int>(n));
+    // Training only: the observed Pareto front (minibatch time, power), and on it the fastest mode
+    // within the power budget.
+    for (const Measured& m : seen) points.push_back({1.0 / m.state.per_s, m.state.power_max_w});
+    const std::vector<std::size_t> front = pareto_front(points);
+    const std::optional<std::size_t> pick = fastest_within(
+        points, front,
+        problem.power_budget_w ? *problem.power_budget_w : std::numeric_limits<double>::infinity());
+    return choice_from(pick ? std::optional<Measured>(seen[*pick]) : std::nullopt,
+                       static_cast<int>(n));
   }
 
  private:
@@ -246,7 +255,7 @@ class Binary : public Strategy {
         cur[d] = (lo[d] + hi[d] + 1) / 2;
       }
     }
-    return choice_from(best_feasible(problem, seen), tries);
+    return choice_from(best_feasible(problem, seen), tries, {}, problem.power_kind);
   }
 
   // Per stream, the largest batch size whose latency and stability hold at MAXN (each stream
