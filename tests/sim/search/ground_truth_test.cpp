@@ -1,6 +1,7 @@
 #include "sim/search/ground_truth.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -72,6 +73,32 @@ TEST_CASE("unknown workloads and grids are input errors", "[search][truth]") {
   p.streams.clear();
   p.grid = "no-grid";
   CHECK_THROWS_WITH(make_context(truth, p), Catch::Contains("unknown mode grid"));
+}
+
+TEST_CASE("a problem no strategy can answer is an input error naming its key", "[search][truth]") {
+  Problem p;
+  p.training = "resnet18";
+  p.streams.push_back({"mobilenet_v3", 30, 0.5, {}});
+  CHECK_NOTHROW(check_problem(p));
+  Problem bad = p;
+  bad.streams[0].arrival_per_s = 0;
+  CHECK_THROWS_WITH(check_problem(bad), "streams[0].arrival_per_s: must be > 0, got 0");
+  bad = p;
+  bad.streams[0].batch_sizes = {4, 4};
+  CHECK_THROWS_WITH(check_problem(bad), Catch::Contains("streams[0].batch_sizes[1]"));
+  bad = p;
+  bad.power_budget_w = -5;
+  CHECK_THROWS_WITH(check_problem(bad), "power_budget_w: must be > 0, got -5");
+  bad = p;
+  bad.streams.resize(3, p.streams[0]);
+  CHECK_THROWS_WITH(check_problem(bad), Catch::Contains("at most two"));
+  bad = Problem{};
+  CHECK_THROWS_AS(check_problem(bad), InputError);
+  const FakeModel model;
+  const ModelGroundTruth truth(orin(), model);
+  bad = p;
+  bad.streams[0].latency_budget_s = std::nan("");
+  CHECK_THROWS_WITH(make_context(truth, bad), Catch::Contains("streams[0].latency_budget_s"));
 }
 
 TEST_CASE("a malformed measurement table is a located input error", "[search][truth]") {
