@@ -97,12 +97,6 @@ std::vector<ModeEstimate> MlpModePredictor::predict_all(std::span<const PowerMod
   return out;
 }
 
-ModeFitOptions transfer_defaults() {
-  ModeFitOptions o;
-  o.train.min_steps = 300;
-  return o;
-}
-
 MlpModePredictor fit_mode_predictor(std::span<const ModeMeasurement> rows,
                                     const ModeFitOptions& options, std::uint64_t seed) {
   require_rows(rows);

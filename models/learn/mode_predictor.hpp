@@ -79,10 +79,6 @@ struct ModeFitOptions {
   TrainOptions train;  // Adam 1e-3, 100 epochs, batch 32, best-validation checkpoint
 };
 
-// Fine-tuning defaults for transfer: as for training, plus at least `min_steps` optimiser steps so
-// that a new output layer converges on a handful of modes (docs/PREDICT.md, "Deviations").
-ModeFitOptions transfer_defaults();
-
 // Trains both networks from scratch on `rows` (at least one). Same rows and seed, same weights.
 MlpModePredictor fit_mode_predictor(std::span<const ModeMeasurement> rows,
                                     const ModeFitOptions& options, std::uint64_t seed);

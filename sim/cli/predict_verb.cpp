@@ -3,6 +3,7 @@
 // and writing the predictions as a profile CSV (docs/PREDICT.md).
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +117,13 @@ models::PowerMode mode_of(const models::ProfileRow& r, int tpcs) {
   return {r.cores, r.cpu_khz, r.gpu_hz, r.emc_hz, tpcs};
 }
 
+// `v` with 9 significant digits (a prediction far below a millisecond stays positive).
+std::string significant(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -150,8 +158,8 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
       "powertrain: the reference weights (default: the committed resnet18 reference)")(
       "save-weights", po::value<std::string>(), "nn: write the trained networks here")(
       "min-steps", po::value<int>(),
-      "nn, powertrain: at least N optimiser steps per network (default: 0 for nn, i.e. exactly "
-      "100 epochs; 300 for powertrain; docs/PREDICT.md)")(
+      "nn, powertrain: at least N optimiser steps per network, adding epochs beyond the 100 "
+      "when the fit rows are few (default 0: exactly 100 epochs; docs/PREDICT.md)")(
       "device", po::value<std::string>()->default_value("orin-agx-64gb"),
       "analytic: the catalog device the rows were measured on");
   const po::variables_map vm = parse_verb("predict", args, options, {});
@@ -236,8 +244,7 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
       measured.push_back({mode_of(r, device.gpu_tpcs), *r.time_ms / 1e3, r.power_w});
       fitted.insert(key_of(r));
     }
-    models::ModeFitOptions fit_options =
-        predictor == "nn" ? models::ModeFitOptions{} : models::transfer_defaults();
+    models::ModeFitOptions fit_options;
     if (vm.count("min-steps")) fit_options.train.min_steps = vm["min-steps"].as<int>();
     if (predictor == "nn") {
       mlp = std::make_unique<models::MlpModePredictor>(
@@ -284,8 +291,8 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
       const models::ProfileRow& r = at_rows[i];
       csv << workload << ',' << r.cores << ',' << fixed(r.cpu_khz, 0) << ',' << fixed(r.gpu_hz, 0)
           << ',' << fixed(r.emc_hz, 0) << ',' << models::to_string(r.phase) << ',' << r.batch_size
-          << ',' << fixed(predicted[i].time_s * 1e3, 4) << ',' << fixed(predicted[i].power_w, 4)
-          << '\n';
+          << ',' << significant(predicted[i].time_s * 1e3) << ','
+          << significant(predicted[i].power_w) << '\n';
     }
     AtomicFile file(vm["out"].as<std::string>());
     file.write(csv.str());

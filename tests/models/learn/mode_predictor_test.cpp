@@ -107,8 +107,8 @@ TEST_CASE("transfer from a related workload beats training from scratch on few m
     for (int i = 0; i < 20; ++i)
       sample.push_back(truth[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
     const auto [tt, tp] =
-        mape_of(transfer_mode_predictor(ref, sample, transfer_defaults(), seed), truth);
-    const auto [st, sp] = mape_of(fit_mode_predictor(sample, transfer_defaults(), seed), truth);
+        mape_of(transfer_mode_predictor(ref, sample, ModeFitOptions{}, seed), truth);
+    const auto [st, sp] = mape_of(fit_mode_predictor(sample, ModeFitOptions{}, seed), truth);
     transfer_time += tt / 5;
     transfer_power += tp / 5;
     scratch_time += st / 5;
