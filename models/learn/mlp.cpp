@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 
@@ -79,9 +80,17 @@ class Trainer {
       const float rate = layers[i].dropout;
       if (rate > 0) {
         masks_[i].resize(a_[i].rows(), a_[i].cols());
+        // Four 16-bit uniforms from each 64-bit draw: the keep probability is resolved to 2^-16.
         const float keep = 1.0F - rate;
-        for (Eigen::Index k = 0; k < masks_[i].size(); ++k) {
-          masks_[i].data()[k] = rng.uniform() < keep ? 1.0F / keep : 0.0F;
+        const auto threshold = static_cast<std::uint64_t>(std::lround(keep * 65536.0F));
+        const float kept = 1.0F / keep;
+        float* mask = masks_[i].data();
+        const Eigen::Index size = masks_[i].size();
+        for (Eigen::Index k = 0; k < size; k += 4) {
+          std::uint64_t bits = rng.next();
+          for (Eigen::Index j = k; j < std::min(size, k + 4); ++j, bits >>= 16) {
+            mask[j] = (bits & 0xFFFF) < threshold ? kept : 0.0F;
+          }
         }
         a_[i].array() *= masks_[i].array();
       }
