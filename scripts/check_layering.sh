@@ -24,7 +24,7 @@ declare -A may_include=(
   [models/device]="models models/device"
   [models/workload]="models models/workload"
   [models/perf]="models models/io models/device models/workload models/perf"
-  [models/learn]="models models/random models/device models/learn"
+  [models/learn]="models models/random models/device models/workload models/perf models/learn"
 
   [backends]="$models_all backends"
   [backends/hardware]="$models_all backends backends/hardware"

@@ -4,6 +4,7 @@
 # 1..DRAWS), predict every mode of the target and take the MAPE over the modes not used for
 # fine-tuning; prints the median over the draws. The figures of docs/PREDICT.md come from here.
 #   scripts/powertrain-transfer.sh [FULCRUM] [REFERENCE_DIR] [extra predict options...]
+# Environment: DRAWS (10), TARGETS, KS, PREDICTOR (powertrain; nn trains from scratch on the k modes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fulcrum=${1:-build/fulcrum}
@@ -16,7 +17,7 @@ printf '%-14s %5s %16s %17s\n' target k "median time MAPE" "median power MAPE"
 for target in ${TARGETS:-mobilenet_v3 bert_base lstm}; do
   for k in ${KS:-10 20 50 100}; do
     results=$(for seed in $(seq 1 "$draws"); do
-      "$fulcrum" predict --predictor powertrain --fit "$csv" --at "$csv" --workload "$target" \
+      "$fulcrum" predict --predictor "${PREDICTOR:-powertrain}" --fit "$csv" --at "$csv" --workload "$target" \
         --sample "$k" --seed "$seed" "$@" | sed -n 's/^time MAPE \([0-9.]*\) %, power MAPE \([0-9.]*\) %.*/\1 \2/p'
     done)
     printf '%-14s %5s %14s %% %15s %%\n' "$target" "$k" \

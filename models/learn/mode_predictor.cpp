@@ -21,6 +21,11 @@ std::vector<ModeEstimate> ModePredictor::predict_all(std::span<const PowerMode> 
   return out;
 }
 
+ModeEstimate PerfModelPredictor::predict(const PowerMode& mode) const {
+  const Prediction p = model_.predict({device_, mode, workload_, phase_, batch_});
+  return {p.time_ms / 1e3, p.power.module_w()};
+}
+
 Matrix mode_features(std::span<const PowerMode> modes) {
   Matrix x(static_cast<Eigen::Index>(modes.size()), 4);
   for (std::size_t i = 0; i < modes.size(); ++i) {

@@ -19,8 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
 #include "models/learn/mlp.hpp"
+#include "models/perf/perf_model.hpp"
+#include "models/workload/workload.hpp"
 
 namespace fulcrum::models {
 
@@ -45,6 +48,29 @@ class ModePredictor {
   // Every mode at once; the default calls predict() per mode.
   virtual std::vector<ModeEstimate> predict_all(std::span<const PowerMode> modes) const;
 };
+
+// A PerfModel (the calibrated analytic model, a table) asked at each mode for one workload, phase
+// and batch size: the physics prior a strategy can compare with or correct. Holds references.
+class PerfModelPredictor : public ModePredictor {
+ public:
+  PerfModelPredictor(const PerfModel& model, const DeviceSpec& device, const Workload& workload,
+                     Phase phase, int batch_size)
+      : model_(model), device_(device), workload_(workload), phase_(phase), batch_(batch_size) {}
+  std::string name() const override { return model_.name(); }
+  ModeEstimate predict(const PowerMode& mode) const override;
+
+ private:
+  const PerfModel& model_;
+  const DeviceSpec& device_;
+  const Workload& workload_;
+  Phase phase_;
+  int batch_;
+};
+
+// The committed PowerTrain reference (resnet18 training, batch 16, Orin AGX), relative to the data
+// folder (models/data; sim's default_data_dir()).
+inline constexpr const char* kPowertrainReferenceWeights =
+    "powertrain/orin-agx-resnet18-train16.weights";
 
 // Inputs of the networks: cores, CPU MHz, GPU MHz, EMC MHz per mode (one row each).
 Matrix mode_features(std::span<const PowerMode> modes);

@@ -32,9 +32,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-// The committed PowerTrain reference (models/data/powertrain/README.md).
-constexpr const char* kReferenceWeights = "powertrain/orin-agx-resnet18-train16.weights";
-
 using ModeKey = std::tuple<int, double, double, double>;
 
 ModeKey key_of(const models::ProfileRow& r) { return {r.cores, r.cpu_khz, r.gpu_hz, r.emc_hz}; }
@@ -228,12 +225,13 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
     const models::Workload& w = models::workload_catalog().get(workload);
     for (std::size_t i = 0; i < at_rows.size(); ++i) {
       const models::ProfileRow& r = at_rows[i];
-      const models::Phase phase = r.phase == models::ProfilePhase::training
-                                      ? models::Phase::training
-                                      : models::Phase::inference;
+      const models::PerfModelPredictor rows_predictor(*model, device, w,
+                                                      r.phase == models::ProfilePhase::training
+                                                          ? models::Phase::training
+                                                          : models::Phase::inference,
+                                                      r.batch_size);
       try {
-        const models::Prediction p = model->predict({device, at_modes[i], w, phase, r.batch_size});
-        predicted.push_back({p.time_ms / 1e3, p.power.module_w()});
+        predicted.push_back(rows_predictor.predict(at_modes[i]));
       } catch (const InputError& e) {
         throw e.located(r.where, "mode");
       }
@@ -250,8 +248,9 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
       mlp = std::make_unique<models::MlpModePredictor>(
           models::fit_mode_predictor(measured, fit_options, seed));
     } else {
-      const std::string weights = vm.count("weights") ? vm["weights"].as<std::string>()
-                                                      : data_dir + "/" + kReferenceWeights;
+      const std::string weights = vm.count("weights")
+                                      ? vm["weights"].as<std::string>()
+                                      : data_dir + "/" + models::kPowertrainReferenceWeights;
       mlp = std::make_unique<models::MlpModePredictor>(models::transfer_mode_predictor(
           models::load_mode_predictor(weights), measured, fit_options, seed));
     }

@@ -46,8 +46,8 @@ const std::vector<ModeMeasurement>& mobilenet() {
 }
 
 const MlpModePredictor& reference() {
-  static const MlpModePredictor p = load_mode_predictor(
-      std::string(FULCRUM_DATA_DIR) + "/powertrain/orin-agx-resnet18-train16.weights");
+  static const MlpModePredictor p =
+      load_mode_predictor(std::string(FULCRUM_DATA_DIR) + "/" + kPowertrainReferenceWeights);
   return p;
 }
 

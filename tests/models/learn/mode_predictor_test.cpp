@@ -184,8 +184,7 @@ TEST_CASE("training on the measured resnet18 modes is deterministic for a seed")
 TEST_CASE("the committed PowerTrain reference reproduces its accuracy on resnet18") {
   const auto csv = fulcrum::testing::reference_path(kTraining);
   if (!csv) return;  // skipped
-  const std::string weights =
-      std::string(FULCRUM_DATA_DIR) + "/powertrain/orin-agx-resnet18-train16.weights";
+  const std::string weights = std::string(FULCRUM_DATA_DIR) + "/" + kPowertrainReferenceWeights;
   std::ifstream in(weights);
   std::string first;
   std::getline(in, first);
