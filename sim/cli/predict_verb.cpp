@@ -206,6 +206,7 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
     models::Rng rng = models::RngStreams(seed).stream("predict/sample");
     const std::vector<int> order = models::permutation(static_cast<int>(fit_rows.size()), rng);
     std::vector<models::ProfileRow> sample;
+    sample.reserve(static_cast<std::size_t>(k));
     for (int i = 0; i < k; ++i)
       sample.push_back(fit_rows[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
     fit_rows = std::move(sample);
@@ -214,6 +215,7 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
   const models::DeviceSpec& device = devices.get(vm["device"].as<std::string>());
 
   std::vector<models::PowerMode> at_modes;
+  at_modes.reserve(at_rows.size());
   for (const models::ProfileRow& r : at_rows) at_modes.push_back(mode_of(r, device.gpu_tpcs));
   std::vector<models::ModeEstimate> predicted;
   std::set<ModeKey> fitted;

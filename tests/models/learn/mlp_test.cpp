@@ -13,8 +13,8 @@ double smooth(double a, double b) { return 2.0 + std::sin(a) + 0.5 * b * b; }
 
 // n x n grid over [-1.5, 1.5]^2 (offset by `shift` grid steps), inputs and the function's values.
 void grid(int n, double shift, Matrix& x, Matrix& y) {
-  x.resize(n * n, 2);
-  y.resize(n * n, 1);
+  x.resize(Eigen::Index{n} * n, 2);
+  y.resize(Eigen::Index{n} * n, 1);
   const double step = 3.0 / (n - 1);
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {

@@ -104,6 +104,7 @@ TEST_CASE("transfer from a related workload beats training from scratch on few m
     Rng rng = RngStreams(seed).stream("test/sample");
     const std::vector<int> order = permutation(static_cast<int>(truth.size()), rng);
     std::vector<ModeMeasurement> sample;
+    sample.reserve(20);
     for (int i = 0; i < 20; ++i)
       sample.push_back(truth[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]);
     const auto [tt, tp] =
