@@ -231,7 +231,11 @@ Standardizer Standardizer::fit(const Matrix& data) {
     for (Eigen::Index r = 0; r < data.rows(); ++r) var += (data(r, c) - mean) * (data(r, c) - mean);
     const double sd = std::sqrt(var / rows);
     s.mean(c) = static_cast<float>(mean);
-    s.scale(c) = sd > 1e-12 * std::max(1.0, std::abs(mean)) ? static_cast<float>(sd) : 1.0F;
+    // A column constant in the sample (a single row, or one value of a dimension) is scaled by
+    // its magnitude, so that other values arrive as relative differences rather than raw units.
+    const double magnitude = std::abs(mean) > 0 ? std::abs(mean) : 1.0;
+    s.scale(c) = sd > 1e-12 * std::max(1.0, std::abs(mean)) ? static_cast<float>(sd)
+                                                            : static_cast<float>(magnitude);
   }
   return s;
 }

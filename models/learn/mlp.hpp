@@ -91,8 +91,8 @@ struct TrainReport {
 TrainReport train(Mlp& net, const Matrix& x, const Matrix& y, const TrainOptions& options,
                   Rng& rng);
 
-// Column means and standard deviations (a constant column gets 1), to map data to zero mean and
-// unit variance and back.
+// Column means and standard deviations, to map data to zero mean and unit variance and back. A
+// column constant in the data is scaled by its mean's magnitude (1 when the mean is 0).
 struct Standardizer {
   RowVector mean;
   RowVector scale;
