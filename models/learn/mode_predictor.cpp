@@ -1,5 +1,6 @@
 #include "models/learn/mode_predictor.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -45,7 +46,11 @@ std::vector<double> evaluate(const TargetNet& t, const Matrix& features) {
   std::vector<double> out(static_cast<std::size_t>(y.rows()));
   for (Eigen::Index r = 0; r < y.rows(); ++r) {
     const double v = y(r, 0);
-    out[static_cast<std::size_t>(r)] = t.log_target ? std::exp(v) : v;
+    // Far outside the fitted modes a network can extrapolate to nonsense; time and power stay
+    // positive and finite (log time within +-50, power at least 1 mW) so a prediction is always a
+    // valid profile value. Within the grid nothing comes near these bounds.
+    out[static_cast<std::size_t>(r)] =
+        t.log_target ? std::exp(std::clamp(v, -50.0, 50.0)) : std::max(v, 1e-3);
   }
   return out;
 }

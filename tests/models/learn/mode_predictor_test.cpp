@@ -200,3 +200,17 @@ TEST_CASE("the committed PowerTrain reference reproduces its accuracy on resnet1
   CHECK(time_mape < 2.8);
   CHECK(power_mape < 2.52);
 }
+
+TEST_CASE("predictions stay positive and finite far outside the fitted modes") {
+  const std::vector<ModeMeasurement> one = {{{4, 729600, 318750000, 665600000, 8}, 0.5, 12}};
+  const MlpModePredictor p = fit_mode_predictor(one, short_options(5), 1);
+  const ModeEstimate near = p.predict(one.front().mode);
+  CHECK(near.time_s == Approx(0.5).epsilon(0.5));
+  for (const PowerMode& far : {PowerMode{64, 9e9, 9e12, 9e12, 8}, PowerMode{1, 1, 1, 1, 8}}) {
+    const ModeEstimate e = p.predict(far);
+    CHECK(std::isfinite(e.time_s));
+    CHECK(e.time_s > 0);
+    CHECK(std::isfinite(e.power_w));
+    CHECK(e.power_w >= 1e-3);
+  }
+}
