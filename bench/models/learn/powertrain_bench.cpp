@@ -51,7 +51,7 @@ const MlpModePredictor& reference() {
   return p;
 }
 
-void BM_ReferenceTraining(benchmark::State& state) {
+void BM_PowerTrain_reference_training(benchmark::State& state) {
   if (resnet18().empty()) {
     state.SkipWithError("reference measurements not found (set FULCRUM_REFERENCE_DIR)");
     return;
@@ -61,9 +61,9 @@ void BM_ReferenceTraining(benchmark::State& state) {
   }
   state.counters["modes"] = static_cast<double>(resnet18().size());
 }
-BENCHMARK(BM_ReferenceTraining)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+BENCHMARK(BM_PowerTrain_reference_training)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
-void BM_Transfer(benchmark::State& state) {
+void BM_PowerTrain_transfer(benchmark::State& state) {
   if (mobilenet().empty()) {
     state.SkipWithError("reference measurements not found (set FULCRUM_REFERENCE_DIR)");
     return;
@@ -78,9 +78,14 @@ void BM_Transfer(benchmark::State& state) {
     benchmark::DoNotOptimize(transfer_mode_predictor(reference(), sample, ModeFitOptions{}, 1));
   }
 }
-BENCHMARK(BM_Transfer)->Arg(10)->Arg(50)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PowerTrain_transfer)
+    ->Arg(10)
+    ->Arg(50)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
-void BM_PredictEveryMode(benchmark::State& state) {
+void BM_MlpModePredictor_predict_all(benchmark::State& state) {
   if (resnet18().empty()) {
     state.SkipWithError("reference measurements not found (set FULCRUM_REFERENCE_DIR)");
     return;
@@ -90,6 +95,6 @@ void BM_PredictEveryMode(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(reference().predict_all(modes));
   state.counters["modes"] = static_cast<double>(modes.size());
 }
-BENCHMARK(BM_PredictEveryMode)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MlpModePredictor_predict_all)->Unit(benchmark::kMillisecond);
 
 }  // namespace
