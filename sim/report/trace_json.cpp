@@ -106,6 +106,40 @@ void TraceJson::metadata(int pid, std::optional<int> tid, const char* what, std:
   file_.write(b);
 }
 
+void TraceJson::on_pipeline_span(const PipelineSpan& span) {
+  assert(!first_event_);
+  const int pid = kFirstStreamPid + static_cast<int>(stream_names_.size());
+  const bool storage = span.track == PipelineSpan::Track::storage;
+  const int tid = storage ? kStorageTid : span.worker + 1;
+  if (pipeline_tids_.empty()) metadata(pid, std::nullopt, "process_name", "Data pipeline", pid);
+  if (std::find(pipeline_tids_.begin(), pipeline_tids_.end(), tid) == pipeline_tids_.end()) {
+    pipeline_tids_.push_back(tid);
+    const std::string name = storage    ? std::string("storage")
+                             : tid == 0 ? std::string("main process")
+                                        : "worker " + std::to_string(span.worker);
+    metadata(pid, tid, "thread_name", name, tid);
+  }
+  char* p = file_.reserve(kEventBytes);
+  p = put_literal(p, ",\n{\"ph\":\"X\",\"pid\":");
+  p = put_integer(p, static_cast<std::int64_t>(pid));
+  p = put_literal(p, ",\"tid\":");
+  p = put_integer(p, static_cast<std::int64_t>(tid));
+  p = put_literal(p, ",\"cat\":\"pipeline\",\"name\":\"");
+  p = put_text(p, span.what);
+  p = put_literal(p, " ");
+  p = put_integer(p, span.minibatch);
+  p = put_literal(p, "\",\"ts\":");
+  p = put_us(p, span.start);
+  p = put_literal(p, ",\"dur\":");
+  p = put_us(p, span.end - span.start);
+  p = put_literal(p, ",\"args\":{\"minibatch\":");
+  p = put_integer(p, span.minibatch);
+  p = put_literal(p, ",\"samples\":");
+  p = put_integer(p, span.samples);
+  p = put_literal(p, "}}");
+  file_.commit(p);
+}
+
 void TraceJson::on_item(const ItemRecord& item) {
   assert(!first_event_);  // the constructor's metadata came first
   const bool training = item.phase == models::Phase::training;
