@@ -88,7 +88,8 @@ class RunObserver {
   virtual void on_request(const RequestRecord&) {}
   virtual void on_item(const ItemRecord&) {}
   virtual void on_epoch(const EpochRecord&) {}
-  // A span of data-pipeline work ended (reported at or after its end, in order of reporting).
+  // A span of data-pipeline work, reported once its times are known: a storage read when it is
+  // queued (its end may lie ahead), a worker's fetch or pre-processing when it ends.
   virtual void on_pipeline_span(const PipelineSpan&) {}
   // Power is piecewise constant: from `at` on, each rail draws rail_power_w[r] (DeviceSpec::rails).
   virtual void on_power(Time /*at*/, const std::vector<double>& /*rail_power_w*/) {}
