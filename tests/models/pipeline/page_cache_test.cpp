@@ -69,7 +69,7 @@ TEST_CASE("a dataset that fits is read from storage once, then served from the c
 
 TEST_CASE("a dataset four times the cache gets a low hit ratio under random order") {
   const std::uint32_t n = 20000;
-  PageCache cache(n / 4 * 1e5, n, 1e5);
+  PageCache cache(n * 1e5 / 4, n, 1e5);
   pass(cache, epoch_order(3, 0, n));
   for (std::uint64_t e = 1; e < 4; ++e) {
     const double hit = pass(cache, epoch_order(3, e, n));
