@@ -9,12 +9,15 @@ namespace fulcrum::sim {
 
 namespace {
 
-models::SourcedValue read_sourced(const YamlNode& parent, std::string_view key) {
+// A figure above `max` would overflow the run's nanosecond clock or is surely a typo.
+models::SourcedValue read_sourced(const YamlNode& parent, std::string_view key, double max) {
   const YamlNode n = parent.required(key);
   n.expect_map();
   n.allow_keys({"value", "source"});
   models::SourcedValue v;
-  v.value = n.required("value").as_positive_double();
+  const YamlNode value = n.required("value");
+  v.value = value.as_positive_double();
+  if (v.value > max) value.fail("must be <= " + std::to_string(static_cast<long long>(max)));
   v.source = n.required("source").as_string();
   if (v.source.empty()) n.required("source").fail("must name where the figure comes from");
   return v;
@@ -37,9 +40,12 @@ models::StorageMedium parse_storage_medium(const YamlNode& root) {
   models::StorageMedium m;
   m.name = text(root, "name");
   if (auto d = root.optional("description")) m.description = d->as_string();
-  m.sequential_read_mb_s = read_sourced(root, "sequential_read_mb_s");
-  m.random_read_mb_s = read_sourced(root, "random_read_mb_s");
-  m.request_latency_ms = read_sourced(root, "request_latency_ms");
+  m.sequential_read_mb_s = read_sourced(root, "sequential_read_mb_s", 1e7);
+  m.random_read_mb_s = read_sourced(root, "random_read_mb_s", 1e7);
+  m.request_latency_ms = read_sourced(root, "request_latency_ms", 1e4);
+  if (m.random_read_mb_s.value < 1e-3) {
+    root.required("random_read_mb_s").required("value").fail("must be >= 0.001");
+  }
   return m;
 }
 
@@ -60,7 +66,10 @@ models::DataloaderModel parse_dataloader_model(const YamlNode& root) {
   m.ref_arch = text(cpu, "ref_arch");
   const YamlNode speeds = cpu.required("arch_speed");
   speeds.expect_map();
-  for (const std::string& arch : speeds.keys()) m.arch_speed[arch] = positive(speeds, arch);
+  for (const std::string& arch : speeds.keys()) {
+    m.arch_speed[arch] = positive(speeds, arch);
+    if (m.arch_speed[arch] < 0.01) speeds.required(arch).fail("must be >= 0.01");
+  }
   m.arch_basis = text(cpu, "arch_basis");
   const YamlNode eff = cpu.required("memory_efficiency");
   m.memory_efficiency = eff.as_positive_double();
@@ -74,7 +83,11 @@ models::DataloaderModel parse_dataloader_model(const YamlNode& root) {
     models::SampleFormat s;
     s.name = name;
     s.cpu_ms_at_ref = positive(f, "cpu_ms_at_ref");
+    if (s.cpu_ms_at_ref > 1e4) f.required("cpu_ms_at_ref").fail("must be <= 10000 (ms per sample)");
     s.memory_mb_touched = f.required("memory_mb_touched").as_nonnegative_double();
+    if (s.memory_mb_touched > 1e4) {
+      f.required("memory_mb_touched").fail("must be <= 10000 (MB per sample)");
+    }
     s.basis = text(f, "basis");
     m.formats.push_back(std::move(s));
   }
@@ -109,6 +122,7 @@ models::DataloaderModel parse_dataloader_model(const YamlNode& root) {
   const YamlNode cache = root.required("page_cache");
   cache.allow_keys({"copy_gb_s", "basis"});
   m.cache_copy_gb_s = positive(cache, "copy_gb_s");
+  if (m.cache_copy_gb_s < 1e-3) cache.required("copy_gb_s").fail("must be >= 0.001");
   m.cache_copy_basis = text(cache, "basis");
   return m;
 }

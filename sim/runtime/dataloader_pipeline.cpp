@@ -136,10 +136,8 @@ void DataloaderPipeline::run_worker(int w) {
   }
   Time files_in = now;
   if (misses > 0) {
-    const Time read = std::max<Time>(
-        1, static_cast<Time>(std::llround(
-               data_.storage.read_time_s(static_cast<double>(misses) * bytes_per_sample_, misses) *
-               1e9)));
+    const Time read = static_cast<Time>(std::llround(
+        data_.storage.read_time_s(static_cast<double>(misses) * bytes_per_sample_, misses) * 1e9));
     const Time start = std::max(now, storage_free_);
     storage_free_ = start + read;
     storage_busy_ += read;

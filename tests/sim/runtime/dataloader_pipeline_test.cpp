@@ -187,6 +187,30 @@ TEST_CASE("more online cores never increase the stall") {
   CHECK(previous < first / 2);
 }
 
+TEST_CASE("a worker shares its core with the launch thread while a minibatch computes") {
+  // One core, one worker, one minibatch in flight; no fetch, 40 ms of pre-processing a
+  // minibatch, 20 ms of compute. Minibatch 0 is pre-processed alone: ready at 40 ms. Minibatch 1
+  // is handed out at 40 ms, when minibatch 0 starts computing: for 20 ms the worker gets half the
+  // core (10 ms of work), then the remaining 30 ms alone: ready at 90 ms, 30 ms after the GPU
+  // wanted it (60 ms). With two cores it would be ready at 80 ms: 20 ms of stall.
+  for (const int cores : {1, 2}) {
+    PipelineRun p(12, 4, 1, 20, 10);
+    p.data = pipeline_data(0, 10);  // reads take no time
+    p.cores = cores;
+    p.workers(1, 1);
+    RecordingObserver obs;
+    p.run(obs);
+    const auto items = training_items(obs);
+    REQUIRE(items.size() == 3);
+    INFO(cores << " cores");
+    CHECK(items[0].fetch_stall == 40 * kMillisecond);
+    const Time expected = (cores == 1 ? 30 : 20) * kMillisecond;
+    CHECK(items[1].fetch_stall == expected);
+    CHECK(items[1].data.preprocess == expected + 20 * kMillisecond);
+    CHECK(items[2].fetch_stall == expected);
+  }
+}
+
 TEST_CASE("the workers' CPU power goes to the CPU rail as its own source") {
   PipelineRun p(400, 4, 1, 25, 10);
   p.data = pipeline_data(1, 5);
