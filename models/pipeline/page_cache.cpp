@@ -9,20 +9,21 @@
 namespace fulcrum::models {
 
 PageCache::PageCache(double capacity_bytes, std::uint64_t samples, double bytes_per_sample)
-    : bytes_per_sample_(bytes_per_sample),
-      prev_(samples, kNone),
-      next_(samples, kNone),
-      in_cache_(samples, 0) {
+    : bytes_per_sample_(bytes_per_sample) {
   if (!(bytes_per_sample > 0) || !std::isfinite(bytes_per_sample)) {
     throw InputError("page cache: bytes per sample must be > 0");
   }
   if (!(capacity_bytes >= 0)) throw InputError("page cache: capacity must be >= 0");
+  if (samples >= kNone) throw InputError("page cache: at most 2^32 - 2 files");
+  prev_.assign(samples, kNone);
+  next_.assign(samples, kNone);
+  in_cache_.assign(samples, 0);
   const double files = std::floor(capacity_bytes / bytes_per_sample);
   capacity_files_ =
       files >= static_cast<double>(samples) ? samples : static_cast<std::uint64_t>(files);
 }
 
-void PageCache::unlink(std::uint64_t s) {
+void PageCache::unlink(Index s) {
   if (prev_[s] != kNone)
     next_[prev_[s]] = next_[s];
   else
@@ -34,7 +35,7 @@ void PageCache::unlink(std::uint64_t s) {
   prev_[s] = next_[s] = kNone;
 }
 
-void PageCache::push_front(std::uint64_t s) {
+void PageCache::push_front(Index s) {
   prev_[s] = kNone;
   next_[s] = head_;
   if (head_ != kNone) prev_[head_] = s;
@@ -43,20 +44,21 @@ void PageCache::push_front(std::uint64_t s) {
 }
 
 bool PageCache::access(std::uint64_t sample) {
-  if (in_cache_[sample] != 0) {
-    unlink(sample);
-    push_front(sample);
+  const auto s = static_cast<Index>(sample);
+  if (in_cache_[s] != 0) {
+    unlink(s);
+    push_front(s);
     return true;
   }
   if (capacity_files_ == 0) return false;
   if (cached_ == capacity_files_) {
-    const std::uint64_t victim = tail_;
+    const Index victim = tail_;
     unlink(victim);
     in_cache_[victim] = 0;
     --cached_;
   }
-  push_front(sample);
-  in_cache_[sample] = 1;
+  push_front(s);
+  in_cache_[s] = 1;
   ++cached_;
   return false;
 }

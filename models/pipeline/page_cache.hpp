@@ -16,7 +16,7 @@ namespace fulcrum::models {
 
 class PageCache {
  public:
-  // Throws InputError when bytes_per_sample <= 0 or capacity < 0.
+  // Throws InputError when bytes_per_sample <= 0, capacity < 0 or samples >= 2^32 - 1.
   PageCache(double capacity_bytes, std::uint64_t samples, double bytes_per_sample);
 
   // Reads sample `sample` (< samples): true when it was cached (it becomes the most recently
@@ -30,15 +30,17 @@ class PageCache {
   double bytes_per_sample() const { return bytes_per_sample_; }
 
  private:
-  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
-  void unlink(std::uint64_t s);
-  void push_front(std::uint64_t s);
+  // Sample indices in the list: 32 bits (a dataset of at most 2^32 - 1 files) halve its memory.
+  using Index = std::uint32_t;
+  static constexpr Index kNone = ~Index{0};
+  void unlink(Index s);
+  void push_front(Index s);
 
   std::uint64_t capacity_files_ = 0;
   double bytes_per_sample_ = 0;
-  std::vector<std::uint64_t> prev_, next_;  // intrusive LRU list, most recent at head_
+  std::vector<Index> prev_, next_;  // intrusive LRU list, most recent at head_
   std::vector<unsigned char> in_cache_;
-  std::uint64_t head_ = kNone, tail_ = kNone;
+  Index head_ = kNone, tail_ = kNone;
   std::uint64_t cached_ = 0;
 };
 
