@@ -194,7 +194,7 @@ void register_compare() {
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
   }
-  for (const char* s : {"maxn", "presets", "random", "binary", "gmd", "gmd+"}) {
+  for (const char* s : {"maxn", "presets", "random", "binary", "gmd", "gmd+", "nn", "powertrain"}) {
     for (bool training : {false, true}) {
       benchmark::RegisterBenchmark(
           (std::string("BM_Compare/") + s + (training ? "/training" : "/concurrent")).c_str(),
