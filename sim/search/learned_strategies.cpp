@@ -36,7 +36,8 @@ class Learned : public Strategy {
   std::optional<int> max_modes() const override { return options_.max_modes; }
 
   Choice choose(const Problem& problem, Profiler& profiler, const SearchContext& context) override {
-    const std::uint64_t seed = options_.seed ^ context.seed;
+    // Both seeds, combined so that equal ones do not cancel (compare_strategy passes the same).
+    const std::uint64_t seed = options_.seed * 0x9E3779B97F4A7C15ULL + context.seed;
     const std::vector<models::PowerMode> grid = context.grid.to_vector();
     const std::vector<std::vector<int>> combos = batch_combinations(context);
 
