@@ -4,7 +4,7 @@
 //   powertrain  the same sample, the committed resnet18 reference networks transferred and
 //               fine-tuned on it (transfer_mode_predictor), every grid mode predicted
 // Both then scan the predicted candidates (every mode x batch combination, predicted time and
-// power raised by kLearnedSafetyMargin, 0) for the best predicted-feasible one, profile it to
+// power raised by kLearnedSafetyMargin, 5%) for the best predicted-feasible one, profile it to
 // verify, and answer the best *measured* feasible configuration: the verified prediction, or the
 // best of the sample when the prediction misses the budgets on measurement.
 //
@@ -21,12 +21,12 @@
 
 namespace fulcrum::sim::search {
 
-// Predicted minibatch time and power are multiplied by 1 + this before the scan. 0: the chosen
-// mode is verified by profiling anyway, and over the concurrent reference configurations (seed 1,
-// per window) a margin only costs throughput: mean ratio nn 0.893 / 0.889 / 0.880, powertrain
-// 0.906 / 0.880 / 0.867 at 0 / 5% / 10%, budgets met 98.7-98.8% / 98.6% / 98.6%
-// (docs/SEARCH.md, "Learned strategies").
-inline constexpr double kLearnedSafetyMargin = 0.0;
+// Predicted minibatch time and power are multiplied by 1 + this before the scan: a pick within 5%
+// of a budget is not trusted. Measured over the concurrent reference configurations (per window,
+// seeds 1-3, docs/SEARCH.md "Learned strategies"): against no margin it meets the budgets more
+// often (nn 99.1% vs 98.8%, powertrain 99.2% vs 98.7%) at the same mean ratio (nn 0.883 vs 0.879,
+// powertrain 0.897 vs 0.896); the chosen mode is verified by profiling either way.
+inline constexpr double kLearnedSafetyMargin = 0.05;
 
 // Modes sampled when StrategyOptions::k is absent (the README's RND budget, 50 modes).
 inline constexpr int kLearnedDefaultSample = 50;
