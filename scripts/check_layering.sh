@@ -35,7 +35,7 @@ declare -A may_include=(
   [sim/scenario]="$models_all sim/scenario"
   [sim/config]="$models_all sim/scenario sim/config"
   [sim/runtime]="$models_all backends sim/engine sim/scenario sim/runtime"
-  [sim/search]="$models_all sim/search"
+  [sim/search]="$models_all sim/config sim/search"
   [sim/report]="$models_all backends sim/engine sim/scenario sim/runtime sim/report"
   [sim/cli]="$models_all backends backends/hardware backends/cuda sim/engine sim/scenario sim/config sim/runtime sim/report sim/cli"
 )

@@ -10,6 +10,7 @@
 #include "models/random/rng_streams.hpp"
 #include "sim/search/evaluation.hpp"
 #include "sim/search/gmd.hpp"
+#include "sim/search/learned_strategies.hpp"
 #include "sim/search/pareto.hpp"
 
 namespace fulcrum::sim::search {
@@ -65,9 +66,6 @@ Choice choice_from(const std::optional<Measured>& best, int tries, std::string n
 
 models::PowerMode grid_max(const models::ModeSpace& grid) { return grid.at(grid.size() - 1); }
 
-namespace {
-
-// Every combination of the streams' batch sizes (one empty combination without streams).
 std::vector<std::vector<int>> batch_combinations(const SearchContext& context) {
   std::vector<std::vector<int>> out{{}};
   for (const std::vector<int>& sizes : context.stream_batches) {
@@ -82,6 +80,8 @@ std::vector<std::vector<int>> batch_combinations(const SearchContext& context) {
   }
   return out;
 }
+
+namespace {
 
 // Measures every batch combination at one mode; the best feasible, if any.
 std::optional<Measured> best_at_mode(const Problem& problem, Profiler& profiler,
@@ -329,6 +329,7 @@ void add_builtin_strategies(StrategyRegistry& r) {
   r.add({"gmd+", "GMD judged by the problem's objective and power, every batch size, hill-climbing",
          25, make_gmd_plus});
   r.add({"oracle", "brute force over the grid on the ground truth", std::nullopt, make_oracle});
+  add_learned_strategies(r);
 }
 
 }  // namespace fulcrum::sim::search

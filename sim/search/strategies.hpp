@@ -6,6 +6,7 @@
 //   gmd      the published GMD, exactly (reference/measurements/README.md)
 //   gmd+     GMD without its demonstrated weaknesses (see gmd.hpp)
 //   oracle   the full grid on the ground truth (the only strategy that reads it)
+// and the learned ones, nn and powertrain (learned_strategies.hpp).
 #pragma once
 
 #include <memory>
@@ -37,6 +38,10 @@ std::optional<Measured> best_feasible(const Problem& problem, const std::vector<
 // `kind` judges.
 Choice choice_from(const std::optional<Measured>& best, int tries, std::string note = {},
                    PowerConstraint kind = PowerConstraint::max_of_phases);
+
+// Every combination of the streams' batch sizes (context.stream_batches; one empty combination
+// without streams).
+std::vector<std::vector<int>> batch_combinations(const SearchContext& context);
 
 // The grid's MAXN: the top value of every axis.
 models::PowerMode grid_max(const models::ModeSpace& grid);

@@ -5,6 +5,7 @@
 // - BM_Compare/<strategy>: the strategy against the oracle over the predecessor study's
 //   concurrent configurations (19,680, per-window and per-second objectives) on the measured Orin
 //   tables (needs FULCRUM_REFERENCE_DIR); the counters are the quality figures of docs/SEARCH.md.
+// - BM_CompareK/<nn|powertrain>/concurrent/k<k>: the same with a sample of k modes (+1 verified).
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -70,7 +71,8 @@ const TableGroundTruth* truth() {
   return t.get();
 }
 
-void compare(benchmark::State& state, const std::string& strategy, bool training_only) {
+void compare(benchmark::State& state, const std::string& strategy, bool training_only,
+             std::optional<int> k = std::nullopt) {
   const TableGroundTruth* t = truth();
   if (t == nullptr) {
     state.SkipWithError("reference measurements not found (FULCRUM_REFERENCE_DIR)");
@@ -80,7 +82,9 @@ void compare(benchmark::State& state, const std::string& strategy, bool training
   const std::vector<Problem> problems = training_only ? training_reference_problems(objective)
                                                       : concurrent_reference_problems(objective);
   StrategyScore s;
-  for (auto _ : state) s = compare_strategy(strategy, problems, *t, {.strategy = {.seed = 1}});
+  for (auto _ : state) {
+    s = compare_strategy(strategy, problems, *t, {.strategy = {.k = k, .seed = 1}});
+  }
   state.SetLabel(std::string(training_only ? "training" : "concurrent") + ", " +
                  to_string(objective));
   state.counters["configs"] = s.configurations;
@@ -194,13 +198,24 @@ void register_compare() {
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
   }
-  for (const char* s : {"maxn", "presets", "random", "binary", "gmd", "gmd+"}) {
+  for (const char* s : {"maxn", "presets", "random", "binary", "gmd", "gmd+", "nn", "powertrain"}) {
     for (bool training : {false, true}) {
       benchmark::RegisterBenchmark(
           (std::string("BM_Compare/") + s + (training ? "/training" : "/concurrent")).c_str(),
           [s, training](benchmark::State& st) { compare(st, s, training); })
           ->Arg(0)
           ->Arg(1)
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  // The learned strategies at smaller samples (k modes + 1 verified), concurrent.
+  for (const char* s : {"nn", "powertrain"}) {
+    for (int k : {10, 20}) {
+      benchmark::RegisterBenchmark(
+          (std::string("BM_CompareK/") + s + "/concurrent/k" + std::to_string(k)).c_str(),
+          [s, k](benchmark::State& st) { compare(st, s, false, k); })
+          ->Arg(0)
           ->Iterations(1)
           ->Unit(benchmark::kMillisecond);
     }
