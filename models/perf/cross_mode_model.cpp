@@ -93,7 +93,8 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   const double cpu_scale = d.cpu_ref_khz / mode.cpu_khz;
   const double host_memory =
       (1 - d.host_memory_share) + d.host_memory_share * emc_max / mode.emc_hz;
-  e.host_s = (f.kernels * d.launch_us * 1e-6 + d.overhead_ms * 1e-3) * cpu_scale * host_memory;
+  e.host_s = (f.kernels * w.kernel_scale * d.launch_us * 1e-6 + d.overhead_ms * 1e-3) * cpu_scale *
+             host_memory;
   e.device_s = pnorm(e.gpu_s, e.host_s, d.overlap_host);
   // Training: the dataloader's workers decode and augment the next minibatches in parallel on
   // the cores the training thread leaves; steady state is bounded by the slower of the two.

@@ -60,8 +60,8 @@ struct CrossModeWorkload {
   double eff_compute = 0.3;  // achieved share of the CUDA-core FP32 peak (kernel mix, TF32)
   double eff_memory = 0.5;   // achieved share of peak DRAM bandwidth (access pattern)
   double gpu_activity = 1;   // GPU switching activity per busy cycle relative to the device's
-  double kernel_scale = 1;   // GPU kernels executed per kernel of the layer graph (cuDNN's fused
-                             // RNN runs one per time step; fused element-wise ops run fewer)
+  double kernel_scale = 1;   // kernels launched and run per kernel of the layer graph (cuDNN's
+                             // fused RNN issues one per time step; fused element-wise ops fewer)
   double preprocess_ms = 0;  // CPU time per sample of the dataloader at cpu_ref (training only:
                              // decoding and augmenting the dataset's sample format)
 };

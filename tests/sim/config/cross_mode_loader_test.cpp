@@ -3,10 +3,14 @@
 // reproducible, and bad files fail with file:line:col and the key path.
 #include "sim/config/cross_mode_loader.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "models/error.hpp"
 #include "models/perf/cross_mode_model.hpp"
@@ -147,4 +151,70 @@ TEST_CASE("bad cross-mode calibration files fail with the key path") {
                     Catch::Contains("expected 'analytic-modes'"));
   CHECK_THROWS_WITH(parse(edited("eff_compute: ", "eff_compute: -")),
                     Catch::Contains("eff_compute") && Catch::Contains("> 0"));
+}
+
+// The published sensitivities are Xavier AGX figures (reference/published-results.md,
+// training-anchors.csv); the cross-mode calibration exists for Orin AGX only, so the signs are
+// checked against the Orin measurements instead: for every training workload and each of online
+// cores, CPU clock and EMC clock, every pair of measured modes that differ only in that axis (its
+// lowest against its highest value) and whose measured time changes by more than 10%. The model
+// must move the same way in at least 95% of them, and its median change must be within a factor
+// of 1.5 of the measured median. The shipped calibration was fitted on these rows (in-sample):
+// this checks the model's structure (pipeline, launches, DRAM), not its held-out accuracy.
+TEST_CASE("Orin sensitivities to cores, CPU and EMC clock have the measured sign and size") {
+  const auto reference = fulcrum::testing::reference_path("measurements");
+  if (!reference) return;  // skipped
+  const models::DeviceSpec& orin = catalog().get("orin-agx-64gb");
+  const auto rows =
+      sim::read_cross_mode_reference(fulcrum::testing::reference_path().value(), orin);
+  const models::CrossModeModel model(orin, sim::load_cross_mode_calibration(shipped_path()));
+  using Key = std::tuple<std::string, int, double, double, double>;
+  for (int axis = 0; axis < 3; ++axis) {
+    std::map<Key, std::pair<const models::ModeRow*, const models::ModeRow*>> pairs;
+    std::map<std::string, std::pair<double, double>> range;  // per workload: axis min, max
+    const auto value = [&](const models::ModeRow& r) {
+      return axis == 0 ? r.mode.cores : axis == 1 ? r.mode.cpu_khz : r.mode.emc_hz;
+    };
+    for (const auto& r : rows) {
+      if (r.phase != models::Phase::training) continue;
+      auto [it, added] = range.try_emplace(r.workload, value(r), value(r));
+      it->second.first = std::min(it->second.first, value(r));
+      it->second.second = std::max(it->second.second, value(r));
+    }
+    for (const auto& r : rows) {
+      if (r.phase != models::Phase::training) continue;
+      Key k{r.workload, axis == 0 ? 0 : r.mode.cores, axis == 1 ? 0 : r.mode.cpu_khz, r.mode.gpu_hz,
+            axis == 2 ? 0 : r.mode.emc_hz};
+      if (value(r) == range[r.workload].first) pairs[k].first = &r;
+      if (value(r) == range[r.workload].second) pairs[k].second = &r;
+    }
+    int agree = 0, counted = 0;
+    std::vector<double> measured, predicted;
+    for (const auto& [k, p] : pairs) {
+      if (p.first == nullptr || p.second == nullptr) continue;
+      const double m = p.second->time_s / p.first->time_s - 1;
+      if (std::abs(m) < 0.10) continue;
+      const double lo =
+          model.predict(p.first->workload, models::Phase::training, p.first->mode, 16).time_s;
+      const double hi =
+          model.predict(p.second->workload, models::Phase::training, p.second->mode, 16).time_s;
+      const double e = hi / lo - 1;
+      ++counted;
+      if ((e < 0) == (m < 0)) ++agree;
+      measured.push_back(m);
+      predicted.push_back(e);
+    }
+    INFO("axis " << axis << " (0 cores, 1 CPU, 2 EMC): " << agree << " of " << counted);
+    REQUIRE(counted > 50);
+    CHECK(agree >= 0.95 * counted);
+    std::sort(measured.begin(), measured.end());
+    std::sort(predicted.begin(), predicted.end());
+    const double mm = measured[measured.size() / 2];
+    const double pm = predicted[predicted.size() / 2];
+    INFO("median change measured " << mm << " predicted " << pm);
+    CHECK(pm < 0);  // more of the resource: faster
+    CHECK(mm < 0);
+    CHECK(pm / mm >= 1 / 1.5);
+    CHECK(pm / mm <= 1.5);
+  }
 }
