@@ -24,6 +24,10 @@ const std::vector<CrossModeField>& cross_mode_fields() {
        'p'},
       {"kernel_gpu_kcycles", "thousand GPU cycles per kernel however small", "fitted",
        &D::kernel_gpu_kcycles, 'p'},
+      {"eff_weights", "share of peak DRAM bandwidth streaming weights", "fitted", &D::eff_weights,
+       's'},
+      {"l2_speedup", "bandwidth of L2-resident layers / peak DRAM bandwidth", "fitted",
+       &D::l2_speedup, 'p'},
       {"host_memory_share", "share of CPU-side time that scales with 1/f_emc", "fitted",
        &D::host_memory_share, 's'},
       {"overlap_memory", "p-norm exponent, compute with DRAM time", "fitted", &D::overlap_memory,
@@ -42,6 +46,8 @@ const std::vector<CrossModeField>& cross_mode_fields() {
        'p'},
       {"gpu_dynamic_w", "W with the GPU 100% busy at the top clock", "fitted", &D::gpu_dynamic_w,
        'p'},
+      {"gpu_stall_power_share", "share of gpu_dynamic_w drawn while waiting on DRAM", "fitted",
+       &D::gpu_stall_power_share, 's'},
       {"cpu_core_dynamic_w", "W per core 100% busy at the top CPU clock", "fitted",
        &D::cpu_core_dynamic_w, 'p'},
       {"dram_dynamic_w", "W at 100% of peak DRAM bandwidth", "fitted", &D::dram_dynamic_w, 'p'},
@@ -283,7 +289,7 @@ std::tuple<Eigen::VectorXd, int, double> levenberg_marquardt(const Problem& prob
     const Eigen::MatrixXd a = jac.transpose() * jac;
     const Eigen::VectorXd g = jac.transpose() * r;
     bool accepted = false;
-    for (int tries = 0; tries < 12; ++tries) {
+    for (int tries = 0; tries < 20; ++tries) {
       // Marquardt's scaling, floored so that a parameter the data hardly see is still damped,
       // and steps capped in the transformed space (a factor e^4 at most per iteration).
       Eigen::MatrixXd m = a;
@@ -445,6 +451,15 @@ CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>
   problem.set_layout(true);
   auto [t, it, cost] =
       levenberg_marquardt(problem, problem.encode(d, w), d, options.max_iterations);
+  // Restart with a fresh damping while that still helps: a run can stall in a narrow valley
+  // with the damping grown large.
+  for (int restart = 0; restart < 5 && it < options.max_iterations; ++restart) {
+    auto [t2, it2, cost2] = levenberg_marquardt(problem, t, d, options.max_iterations - it);
+    it += it2;
+    if (!(cost2 < cost * (1 - 1e-6))) break;
+    t = t2;
+    cost = cost2;
+  }
   problem.decode(t, d, w);
   CrossModeFit fit;
   fit.calibration.device = d;

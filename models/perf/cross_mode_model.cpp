@@ -42,12 +42,20 @@ double cross_mode_voltage(double f, const std::vector<double>& table, double v_m
 
 WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, Phase phase,
                            int batch_size) {
+  const auto bytes = [&](int b) {
+    double sum = 0;
+    for (const LayerWork& l : workload.layer_work(phase, b)) sum += dram_bytes(device, l);
+    return sum;
+  };
+  const double l2 = device.gpu_l2_kb.value_or(0) * 1024;
   WorkFeatures f;
   for (const LayerWork& l : workload.layer_work(phase, batch_size)) {
     f.flops += l.flops;
-    f.dram_bytes += dram_bytes(device, l);
+    const double b = dram_bytes(device, l);
+    (b <= l2 ? f.l2_bytes : f.dram_bytes) += b;
     f.kernels += l.kernels;
   }
+  f.fixed_bytes = std::clamp(2 * bytes(1) - bytes(2), 0.0, f.dram_bytes);
   return f;
 }
 
@@ -87,8 +95,13 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   const double peak_flops = cuda_cores_on(device, mode) * 2.0 * mode.gpu_hz;
   const double compute_s = f.flops / (peak_flops * w.eff_compute) +
                            f.kernels * w.kernel_scale * d.kernel_gpu_kcycles * 1e3 / mode.gpu_hz;
-  const double memory_s = f.dram_bytes / (bandwidth * w.eff_memory);
+  // Weights stream sequentially (eff_weights, one for the device); activations follow the
+  // workload's access pattern (eff_memory).
+  const double memory_s = f.fixed_bytes / (bandwidth * d.eff_weights) +
+                          (f.dram_bytes - f.fixed_bytes) / (bandwidth * w.eff_memory) +
+                          f.l2_bytes / (peak_bandwidth * d.l2_speedup * w.eff_memory);
   e.gpu_s = pnorm(compute_s, memory_s, d.overlap_memory);
+  e.compute_s = compute_s;
   // CPU-side work runs at the CPU clock, a share of it waiting on DRAM.
   const double cpu_scale = d.cpu_ref_khz / mode.cpu_khz;
   const double host_memory =
@@ -115,7 +128,10 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
       cross_mode_voltage(mode.gpu_hz, device.gpu_hz, d.gpu_v_min_ratio, d.gpu_v_curve);
   const double vc =
       cross_mode_voltage(mode.cpu_khz, device.cpu_khz, d.cpu_v_min_ratio, d.cpu_v_curve);
-  const double u_gpu = std::min(1.0, e.gpu_s / e.time_s);
+  // SMs computing draw the full switching power; waiting on DRAM a fitted share of it.
+  const double computing = std::min(compute_s, e.gpu_s);
+  const double u_gpu =
+      std::min(1.0, (computing + d.gpu_stall_power_share * (e.gpu_s - computing)) / e.time_s);
   const double busy_cores = std::min<double>(mode.cores, (e.host_s + pipeline_core_s) / e.time_s);
   const double traffic = std::min(1.0, f.dram_bytes / e.time_s / peak_bandwidth);
   e.rails = cross_mode_idle(device, d, mode);

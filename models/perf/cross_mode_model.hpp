@@ -33,6 +33,8 @@ struct CrossModeDevice {
   double launch_us = 30;           // host time per kernel launch
   double overhead_ms = 1;          // host time per minibatch (framework, optimizer step, sync)
   double kernel_gpu_kcycles = 5;   // GPU-side cycles (thousands) a kernel costs however small
+  double eff_weights = 0.7;        // achieved share of peak bandwidth streaming the fixed bytes
+  double l2_speedup = 4;           // L2-resident layers' bandwidth relative to DRAM at f_emc,max
   double host_memory_share = 0.2;  // share of CPU-side work that waits on DRAM (scales 1/f_emc)
   double overlap_memory = 3;       // p-norm exponent combining compute and DRAM time
   double overlap_host = 3;         // p-norm exponent combining GPU and launch time
@@ -40,14 +42,15 @@ struct CrossModeDevice {
   double main_thread_cores = 0.7;  // cores the training process's own thread keeps busy
   double workers = 4;              // dataloader workers of the measurements
   // --- Power ---
-  double base_w = 8;               // always-on power: regulators, SoC fabric, I/O
-  double gpu_static_w = 3;         // GPU rail leakage at the top GPU voltage (scales V^2)
-  double cpu_core_static_w = 0.3;  // leakage of one online core at the top CPU voltage
-  double emc_static_w = 3;         // EMC/DRAM background power at the top EMC clock (scales f)
-  double gpu_dynamic_w = 30;       // GPU busy 100% at the top clock (x the workload's activity)
-  double cpu_core_dynamic_w = 1;   // one core busy 100% at the top CPU clock
-  double dram_dynamic_w = 10;      // DRAM traffic at 100% of the peak bandwidth
-  double gpu_v_min_ratio = 0.6;    // V(f_min)/V(f_max)
+  double base_w = 8;                   // always-on power: regulators, SoC fabric, I/O
+  double gpu_static_w = 3;             // GPU rail leakage at the top GPU voltage (scales V^2)
+  double cpu_core_static_w = 0.3;      // leakage of one online core at the top CPU voltage
+  double emc_static_w = 3;             // EMC/DRAM background power at the top EMC clock (scales f)
+  double gpu_dynamic_w = 30;           // GPU busy 100% at the top clock (x the workload's activity)
+  double gpu_stall_power_share = 0.5;  // share of it drawn while the GPU waits on DRAM
+  double cpu_core_dynamic_w = 1;       // one core busy 100% at the top CPU clock
+  double dram_dynamic_w = 10;          // DRAM traffic at 100% of the peak bandwidth
+  double gpu_v_min_ratio = 0.6;        // V(f_min)/V(f_max)
   double cpu_v_min_ratio = 0.6;
   double gpu_v_curve = 2;  // V rises as ((f - f_min)/(f_max - f_min))^curve: DVFS tables
   double cpu_v_curve = 2;  // hold V near its floor at low clocks and raise it steeply at top
@@ -72,6 +75,12 @@ struct WorkFeatures {
   double flops = 0;
   double dram_bytes = 0;
   double kernels = 0;
+  // The part of dram_bytes that does not grow with the batch (weights, their gradients and
+  // optimizer state): 2 B(1) - B(2) of the layer graph, at most dram_bytes.
+  double fixed_bytes = 0;
+  // Bytes of layers whose whole traffic fits in the GPU's L2 (a batch-1 feature map): served
+  // mostly on chip, so they are not in dram_bytes.
+  double l2_bytes = 0;
 };
 WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, Phase phase,
                            int batch_size);
@@ -81,6 +90,7 @@ struct CrossModeEstimate {
   double time_s = 0;      // steady-state minibatch time (the pipeline's stall included)
   double power_w = 0;     // module power while it runs
   double gpu_s = 0;       // GPU busy time (compute and DRAM combined)
+  double compute_s = 0;   // its compute part alone
   double host_s = 0;      // launch thread's time
   double device_s = 0;    // GPU path: GPU and launches combined (what runs with a fed pipeline)
   double pipeline_s = 0;  // data pipeline's time per minibatch (0 for inference)
