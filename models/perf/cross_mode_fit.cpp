@@ -165,7 +165,7 @@ class Problem {
     for (std::size_t k = 0; k < keys_.size(); ++k) {
       const auto o = static_cast<Eigen::Index>(key_offset_[k]);
       t[o] = to_theta(w[k].eff_compute, 'c');
-      t[o + 1] = to_theta(w[k].eff_memory, 'p');
+      t[o + 1] = to_theta(w[k].eff_memory, 's');
       t[o + 2] = to_theta(w[k].gpu_activity, 'p');
       t[o + 3] = to_theta(w[k].kernel_scale, 'p');
       if (keys_[k].second == Phase::training) t[o + 4] = to_theta(w[k].preprocess_ms, 'p');
@@ -183,7 +183,7 @@ class Problem {
     for (std::size_t k = 0; k < keys_.size(); ++k) {
       const auto o = static_cast<Eigen::Index>(key_offset_[k]);
       w[k].eff_compute = from_theta(t[o], 'c');
-      w[k].eff_memory = from_theta(t[o + 1], 'p');
+      w[k].eff_memory = from_theta(t[o + 1], 's');
       w[k].gpu_activity = from_theta(t[o + 2], 'p');
       w[k].kernel_scale = from_theta(t[o + 3], 'p');
       w[k].preprocess_ms = keys_[k].second == Phase::training ? from_theta(t[o + 4], 'p') : 0.0;
