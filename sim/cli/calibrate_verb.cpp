@@ -87,13 +87,20 @@ int calibrate_modes(const po::variables_map& vm, const models::DeviceSpec& devic
                     const std::string& reference, std::ostream& out, std::ostream& err) {
   const bool quiet = vm.count("quiet") > 0;
   const models::WorkloadCatalog& catalog = models::workload_catalog();
-  const std::vector<models::ModeRow> all = read_cross_mode_reference(reference, device);
+  // Option errors before the (seconds-long) work.
+  if ((vm.count("fit") || vm.count("fit-sample")) && !vm.count("workload")) {
+    throw InputError(std::nullopt, "fulcrum calibrate", "--fit and --fit-sample need --workload W");
+  }
+  if (vm.count("holdout") && !(vm["holdout"].as<double>() > 0 && vm["holdout"].as<double>() < 1)) {
+    throw InputError(std::nullopt, "fulcrum calibrate", "--holdout must be in (0, 1)");
+  }
+  if (const std::string phase = vm["phase"].as<std::string>();
+      phase != "training" && phase != "inference") {
+    throw InputError(std::nullopt, "fulcrum calibrate", "--phase must be training or inference");
+  }
   const std::uint64_t seed = vm.count("seed") ? parse_seed(vm["seed"].as<std::string>()) : 1;
+  const std::vector<models::ModeRow> all = read_cross_mode_reference(reference, device);
   if (vm.count("fit") || vm.count("fit-sample")) {
-    if (!vm.count("workload")) {
-      throw InputError(std::nullopt, "fulcrum calibrate",
-                       "--fit and --fit-sample need --workload W");
-    }
     const std::string w(models::canonical_workload_name(vm["workload"].as<std::string>()));
     catalog.get(w);
     // The device's coefficients from every reference row of other workloads: W is new to it.
@@ -147,9 +154,6 @@ int calibrate_modes(const po::variables_map& vm, const models::DeviceSpec& devic
   }
   if (vm.count("holdout")) {
     const double holdout = vm["holdout"].as<double>();
-    if (!(holdout > 0 && holdout < 1)) {
-      throw InputError(std::nullopt, "fulcrum calibrate", "--holdout must be in (0, 1)");
-    }
     const auto [fit_idx, rest_idx] = models::split_modes(all, holdout, seed);
     const auto fit_rows = models::select(all, fit_idx);
     const auto rest = models::select(all, rest_idx);

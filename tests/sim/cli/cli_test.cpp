@@ -12,6 +12,8 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/cli/version.hpp"
 
@@ -400,6 +402,25 @@ TEST_CASE("calibrate without its reference folder exits 2 with one line naming i
   CHECK(env.status == 2);
   CHECK(env.err.find("'" + missing + "' not found (from $FULCRUM_REFERENCE_DIR)") !=
         std::string::npos);
+}
+
+TEST_CASE("calibrate --modes refuses bad options before any work, writing nothing", "[cli]") {
+  Sandbox box;
+  const std::string out = (box.dir / "modes.yaml").string();
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--holdout 1.5", "--holdout must be in (0, 1)"},
+           {"--fit-sample 50", "--fit and --fit-sample need --workload W"},
+           {"--workload lstm --fit-sample 50 --phase idle",
+            "--phase must be training or inference"},
+       }) {
+    INFO(args);
+    const Outcome o = box.fulcrum("calibrate --modes --reference " + quote(box.dir.string()) + " " +
+                                  args + " --out " + quote(out));
+    CHECK(o.status == 2);
+    CHECK(count_lines(o.err) == 1);
+    CHECK(o.err.find(message) != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
 }
 
 TEST_CASE("an unknown verb exits 2 and lists the verbs", "[cli]") {
