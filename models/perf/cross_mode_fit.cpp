@@ -225,11 +225,11 @@ class Problem {
     const auto m = static_cast<Eigen::Index>(residual_count());
     const auto n = static_cast<Eigen::Index>(parameters_);
     Eigen::MatrixXd jac = Eigen::MatrixXd::Zero(m, n);
-    constexpr double h = 1e-6;
+    constexpr double kStep = 1e-6;
     Eigen::VectorXd r(m);
     for (Eigen::Index p = 0; p < n; ++p) {
       Eigen::VectorXd tp = t;
-      tp[p] += h;
+      tp[p] += kStep;
       CrossModeDevice d = base;
       std::vector<CrossModeWorkload> w(start_workloads_);
       decode(tp, d, w);
@@ -242,7 +242,7 @@ class Problem {
       r = r0;
       residuals(d, w, begin, end, r);
       priors(w, r);
-      jac.col(p) = (r - r0) / h;
+      jac.col(p) = (r - r0) / kStep;
     }
     return jac;
   }
@@ -542,6 +542,7 @@ ModeErrors evaluate_cross_mode(const DeviceSpec& device, const CrossModeCalibrat
       g[name].second.push_back(e.power_error_pct[i]);
     }
     std::vector<GroupErrors> out;
+    out.reserve(g.size());
     for (const auto& [name, errs] : g) out.push_back({name, error_stats(errs.first, errs.second)});
     return out;
   };

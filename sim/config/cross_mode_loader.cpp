@@ -96,8 +96,10 @@ std::vector<models::ModeRow> read_cross_mode_reference(const std::string& refere
                                                        const models::DeviceSpec& device) {
   std::vector<models::ModeRow> rows;
   for (const std::string& f : cross_mode_reference_files()) {
-    for (models::ModeRow& r :
-         models::mode_rows(models::read_profile_csv(reference_dir + "/" + f), device)) {
+    std::string path = reference_dir;
+    path += '/';
+    path += f;
+    for (models::ModeRow& r : models::mode_rows(models::read_profile_csv(path), device)) {
       rows.push_back(std::move(r));
     }
   }

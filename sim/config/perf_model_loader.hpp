@@ -16,9 +16,9 @@ namespace fulcrum::sim {
 
 // analytic: <data_dir>/calibration/<device>.yaml, or the Orin AGX 64GB calibration (extrapolated
 // by the model to the device) when the device has none. analytic-modes:
-// <data_dir>/calibration/<device>-modes.yaml, InputError when the device has none. table: every row of every CSV, each
-// registered under the workload its `workload`/`model` column names (InputError, located in the
-// CSV, for a malformed file or one without a workload column).
+// <data_dir>/calibration/<device>-modes.yaml, InputError when the device has none. table: every row
+// of every CSV, each registered under the workload its `workload`/`model` column names (InputError,
+// located in the CSV, for a malformed file or one without a workload column).
 std::unique_ptr<models::PerfModel> load_perf_model(const PerfModelChoice& choice,
                                                    const std::string& data_dir,
                                                    const models::DeviceSpec& device);
