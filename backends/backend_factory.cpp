@@ -1,8 +1,13 @@
 #include "backends/backend_factory.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "backends/simulated_backend.hpp"
+#ifdef FULCRUM_CUDA_BACKEND
+#include "backends/cuda/cuda_backend.hpp"
+#endif
 #include "models/error.hpp"
 
 namespace fulcrum::backends {
@@ -45,6 +50,30 @@ void require_available(std::string_view name) {
   }
 }
 
+GpuDescription probe_gpu([[maybe_unused]] int device) {
+#ifdef FULCRUM_CUDA_BACKEND
+  const cuda::GpuProperties p = cuda::probe_gpu(device);
+  GpuDescription d;
+  d.name = p.name;
+  d.sm_version = 10 * p.compute_major + p.compute_minor;
+  d.sms = p.sms;
+  d.cuda_cores = p.cuda_cores;
+  d.tensor_cores = p.tensor_cores;
+  d.memory_bytes = p.memory_bytes;
+  d.memory_bus_bits = p.memory_bus_bits;
+  d.l2_bytes = p.l2_bytes;
+  if (p.sm_clock_khz) d.sm_clock_hz = *p.sm_clock_khz * 1e3;
+  if (p.memory_clock_khz) d.memory_clock_hz = *p.memory_clock_khz * 1e3;
+  d.cuda_runtime = p.runtime_version;
+  d.cuda_driver = p.driver_version;
+  return d;
+#else
+  throw Error(
+      "this build has no cuda backend (CMake found no nvcc or no cuDNN): it cannot probe a "
+      "GPU");
+#endif
+}
+
 std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
   require_available(name);
   if (options.device == nullptr) throw Error("make_backend: no device given");
@@ -53,6 +82,16 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
     return std::make_unique<SimulatedBackend>(*options.device, *options.perf_model,
                                               SimulatedBackend::Options{options.real_time});
   }
+#ifdef FULCRUM_CUDA_BACKEND
+  if (name == "cuda") {
+    // FULCRUM_CUDA_GRAPHS=1 turns graph replay on for every verb (docs/HARDWARE.md).
+    const char* graphs = std::getenv("FULCRUM_CUDA_GRAPHS");
+    const bool from_env = graphs != nullptr && std::string_view(graphs) == "1";
+    return std::make_unique<cuda::CudaBackend>(
+        *options.device, cuda::CudaBackend::Options{.cuda_graphs = options.cuda_graphs || from_env,
+                                                    .layer_timing = options.layer_timing});
+  }
+#endif
   throw Error("make_backend: '" + std::string(name) + "' is listed as available but not built");
 }
 

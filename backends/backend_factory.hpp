@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,10 @@ struct BackendOptions {
   // Execute in real time: `sim` then sleeps for each item's duration (an emulated device, to
   // drive the wall-clock path without hardware); a hardware backend always does.
   bool real_time = false;
+  // cuda: capture each (workload, phase, batch) once as a CUDA graph and replay it (removes the
+  // host's per-launch cost); time every layer with CUDA events.
+  bool cuda_graphs = false;
+  bool layer_timing = false;
 };
 
 // Every backend Fulcrum knows, whether or not this build has it: "sim", "cuda".
@@ -37,6 +42,23 @@ std::string available_backends_text();
 
 // Throws what make_backend would for a name that is unknown or not in this build.
 void require_available(std::string_view name);
+
+// What the CUDA runtime says about the GPU at hand (`fulcrum devices --probe`).
+struct GpuDescription {
+  std::string name;    // "NVIDIA H100 80GB HBM3"
+  int sm_version = 0;  // compute capability x 10 (90)
+  int sms = 0;
+  int cuda_cores = 0;  // 0 when the architecture is unknown
+  int tensor_cores = 0;
+  double memory_bytes = 0;
+  int memory_bus_bits = 0;
+  double l2_bytes = 0;
+  std::optional<double> sm_clock_hz, memory_clock_hz;  // the runtime's peak clocks
+  int cuda_runtime = 0, cuda_driver = 0;               // versions, 13000 = 13.0
+};
+
+// Error when this build has no cuda backend, or no GPU `device` answers.
+GpuDescription probe_gpu(int device = 0);
 
 // The backend called `name`, built for options.device. InputError (key path "--backend") for a
 // name that is unknown or not in this build, naming what is available; the device and the objects

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 # models <- backends <- sim. Inside models/ the sub-libraries follow models/CMakeLists.txt;
 # inside sim/ they follow sim/CMakeLists.txt (engine is domain-free and includes only itself).
 # models_all is every folder of models/: a new one goes here and gets a row of its own.
-models_all="models models/random models/io models/device models/workload models/perf"
+models_all="models models/random models/io models/device models/workload models/perf models/learn models/pipeline"
 declare -A may_include=(
   [models]="models"
   [models/random]="models models/random"
@@ -24,8 +24,10 @@ declare -A may_include=(
   [models/device]="models models/device"
   [models/workload]="models models/workload"
   [models/perf]="models models/random models/io models/device models/workload models/perf"
+  [models/learn]="models models/random models/device models/workload models/perf models/learn"
+  [models/pipeline]="models models/random models/device models/perf models/pipeline"
 
-  [backends]="$models_all backends"
+  [backends]="$models_all backends backends/cuda"
   [backends/hardware]="$models_all backends backends/hardware"
   [backends/cuda]="$models_all backends backends/hardware backends/cuda <cuda>"
 
@@ -33,6 +35,7 @@ declare -A may_include=(
   [sim/scenario]="$models_all sim/scenario"
   [sim/config]="$models_all sim/scenario sim/config"
   [sim/runtime]="$models_all backends sim/engine sim/scenario sim/runtime"
+  [sim/search]="$models_all sim/search"
   [sim/report]="$models_all backends sim/engine sim/scenario sim/runtime sim/report"
   [sim/cli]="$models_all backends backends/hardware backends/cuda sim/engine sim/scenario sim/config sim/runtime sim/report sim/cli"
 )

@@ -203,7 +203,8 @@ Prediction CrossModeModel::predict(const PerfQuery& q) const {
         cal_.device.device + " only; use perf_model: analytic)");
   }
   if (q.batch_size < 1) throw InputError("batch size must be at least 1");
-  const auto [params, own] = parameters(q.workload.name(), q.phase);
+  auto [params, own] = parameters(q.workload.name(), q.phase);
+  if (!pipeline_in_time_) params.preprocess_ms = 0;  // the runtime's pipeline adds it
   const CrossModeEstimate e = cross_mode_estimate(
       q.device, cal_.device, params, q.phase,
       work_features(q.device, q.workload, q.phase, q.batch_size), q.mode, q.batch_size);

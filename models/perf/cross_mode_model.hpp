@@ -134,6 +134,11 @@ class CrossModeModel : public PerfModel {
   // Parameters used for a workload: its own, else the phase's default (and false).
   std::pair<CrossModeWorkload, bool> parameters(const std::string& workload, Phase phase) const;
 
+  // Whether predict(PerfQuery) includes the measured data pipeline (4 workers) in training time
+  // and power (the default), or gives the GPU path alone for a runtime that simulates the
+  // pipeline itself. predict(workload, ...) always gives every part.
+  void set_pipeline_in_time(bool in_time) { pipeline_in_time_ = in_time; }
+
   const CrossModeCalibration& calibration() const { return cal_; }
   CrossModeCalibration& calibration() { return cal_; }
 
@@ -141,6 +146,7 @@ class CrossModeModel : public PerfModel {
   DeviceSpec device_;
   CrossModeCalibration cal_;
   const WorkloadCatalog* catalog_;
+  bool pipeline_in_time_ = true;
 };
 
 // V(f)/V(f_max): v_min_ratio at the table's lowest clock, 1 at its highest,

@@ -61,10 +61,10 @@ constexpr Layout kMeasurementLayout = {
     {"dataset", "in_grid441"},
     "train",
     "infer",
-    nullptr,
+    "idle",
     "model, phase, minibatch_size, cores, cpu_freq_khz, gpu_freq_hz, mem_freq_hz, "
     "minibatch_time_ms, power_w, optional dataset, in_grid441 and <RAIL>_w columns",
-    "train or infer"};
+    "train, infer or idle"};
 
 // Whether `text` is `name`; a layout without such a column or value has nullptr there.
 bool is_name(const char* name, const std::string& text) { return name != nullptr && text == name; }

@@ -111,6 +111,11 @@ LayerId LayerGraph::conv2d(LayerId x, std::string name, const Conv2dOptions& o) 
   l.kernels = o.bias ? 2 : 1;  // cuDNN convolution, then PyTorch's separate bias add
   l.grouped = o.groups > 1;
   l.weight_read_bytes = 4 * l.params;
+  l.geometry = {.kernel = o.kernel,
+                .stride = o.stride,
+                .padding = o.padding,
+                .groups = o.groups,
+                .bias = o.bias};
   return add_layer(l, {x});
 }
 
@@ -141,12 +146,16 @@ LayerId LayerGraph::pool(LayerId x, std::string name, std::int64_t kernel, std::
                 (in[2] + 2 * padding - kernel) / stride + 1};
   l.elementwise_ops = l.out.elements() * ops_per_window;
   l.kernels = 1;
+  l.geometry = {.kernel = kernel, .stride = stride, .padding = padding};
   return add_layer(l, {x});
 }
 
 LayerId LayerGraph::max_pool(LayerId x, std::string name, std::int64_t kernel, std::int64_t stride,
                              std::int64_t padding) {
-  return pool(x, std::move(name), kernel, stride, padding, static_cast<double>(kernel * kernel));
+  const LayerId id =
+      pool(x, std::move(name), kernel, stride, padding, static_cast<double>(kernel * kernel));
+  g_[id].geometry.max_pool = true;
+  return id;
 }
 
 LayerId LayerGraph::avg_pool(LayerId x, std::string name, std::int64_t kernel, std::int64_t stride,
@@ -206,6 +215,7 @@ LayerId LayerGraph::concat(const std::vector<LayerId>& xs, std::string name, std
   l.kind = OpKind::concat;
   l.out = std::move(out);
   l.kernels = 1;
+  l.geometry.axis = axis;
   return add_layer(l, xs);
 }
 
@@ -216,6 +226,7 @@ LayerId LayerGraph::activation(LayerId x, std::string name, Activation a) {
   l.out = shape(x);
   l.elementwise_ops = ops_per_element(a) * l.out.elements();
   l.kernels = 1;
+  l.geometry.activation = a;
   return add_layer(l, {x});
 }
 
@@ -281,6 +292,7 @@ LayerId LayerGraph::linear(LayerId x, std::string name, std::int64_t out_feature
   l.param_tensors = bias ? 2 : 1;
   l.macs = rows * in_features * static_cast<double>(out_features);
   l.kernels = 1;  // one cuBLAS GEMM (addmm folds the bias in)
+  l.geometry.bias = bias;
   l.weight_read_bytes = 4 * l.params;
   return add_layer(l, {x});
 }
@@ -361,6 +373,7 @@ LayerId LayerGraph::softmax(LayerId x, std::string name, bool attention_scaling)
   l.elementwise_ops = (attention_scaling ? kAttentionSoftmaxOpsPerElement : kSoftmaxOpsPerElement) *
                       l.out.elements();
   l.kernels = attention_scaling ? 3 : 1;
+  l.geometry.attention_scaling = attention_scaling;
   return add_layer(l, {x});
 }
 

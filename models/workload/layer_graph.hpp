@@ -42,6 +42,20 @@ struct Shape {
 
 std::string to_string(const Shape& shape);
 
+// How a layer computes, beyond its shapes: what an executing backend (backends/cuda/) needs to
+// launch the layer's kernels. The cost rules never read it.
+struct LayerGeometry {
+  std::int64_t kernel = 0;         // conv / pool window (square); 0 for a global average pool
+  std::int64_t stride = 1;         // conv / pool
+  std::int64_t padding = 0;        // conv / pool
+  std::int64_t groups = 1;         // conv
+  bool bias = false;               // conv / linear
+  bool max_pool = false;           // pool: max (else average)
+  bool attention_scaling = false;  // softmax: scale and mask first
+  std::size_t axis = 0;            // concat
+  Activation activation = Activation::relu;  // act
+};
+
 // A vertex: one layer and its forward work for ONE sample. Everything else (batch scaling,
 // backward pass, optimizer update) is derived by the cost rules in graph_workload.hpp.
 struct Layer {
@@ -64,6 +78,7 @@ struct Layer {
   double reread_footprint_bytes = 0;
   // Bytes read per sample that no edge carries: the table rows an embedding gathers.
   double gathered_bytes = 0;
+  LayerGeometry geometry;
 };
 
 // An edge: the tensor flowing from producer to consumer.

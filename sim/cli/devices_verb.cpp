@@ -1,15 +1,25 @@
 // `fulcrum devices [NAME]`: the device catalog, or one device's frequency tables and presets.
+#include <algorithm>
 #include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
 #include <cstddef>
+#include <fstream>
+#include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "backends/backend_factory.hpp"
+#include "backends/hardware/nvml_power_meter.hpp"
 #include "models/device/device_catalog.hpp"
 #include "models/device/power_mode.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
+#include "sim/cli/profiling.hpp"
 #include "sim/cli/scenario_run.hpp"
 #include "sim/cli/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
@@ -72,28 +82,130 @@ void print_device(const models::DeviceSpec& d, std::ostream& out) {
   if (!d.note.empty()) out << "\n  note: " << d.note << "\n";
 }
 
+// The host CPU's current frequency in kHz as /proc/cpuinfo reports it ("cpu MHz"), if any.
+std::optional<double> host_cpu_khz() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu MHz", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return std::stod(line.substr(colon + 1)) * 1e3;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string number(double v) {
+  std::ostringstream s;
+  s.precision(12);
+  s << v;
+  return s.str();
+}
+
+// The GPU at hand as a catalog device file (models/data/devices/NAME.yaml): what the CUDA runtime
+// reports, NVML's power limit and a 1 s idle power reading, the host's CPU. One power mode,
+// CURRENT: Fulcrum never changes a data-centre GPU's clocks.
+std::string probe_yaml(const std::string& name, std::ostream& err) {
+  const backends::GpuDescription g = backends::probe_gpu(0);
+  std::optional<backends::NvmlDeviceInfo> info;
+  std::optional<double> idle_w;
+  try {
+    backends::NvmlPowerMeter meter({});
+    info = meter.info();
+    meter.start();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    idle_w = meter.stop().average_power_w();
+  } catch (const std::exception& e) {
+    err << "fulcrum: devices --probe: no NVML readings (" << e.what() << ")\n";
+  }
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const double cpu_khz = host_cpu_khz().value_or(1e6);
+  const double sm_hz =
+      g.sm_clock_hz.value_or(info && info->sm_clock_mhz ? *info->sm_clock_mhz * 1e6 : 1e9);
+  // The runtime reports the memory clock per data line pair; DeviceSpec counts bandwidth as
+  // f x 2 (DDR) x bus bytes, so the same clock goes in.
+  const double mem_hz = g.memory_clock_hz.value_or(1e9);
+  std::ostringstream y;
+  y << "# Probed by `fulcrum devices --probe` (CUDA runtime " << g.cuda_runtime << ", driver API "
+    << g.cuda_driver << (info ? ", driver " + info->driver_version : std::string()) << ").\n";
+  y << "name: " << name << "\n";
+  y << "soc: \"" << g.name << "\"\n";
+  y << "source: >-\n  fulcrum devices --probe: cudaGetDeviceProperties and the runtime's peak "
+       "clocks; "
+       "CUDA cores = SMs x FP32 lanes per SM of compute capability "
+    << g.sm_version / 10 << "." << g.sm_version % 10
+    << " (CUDA C++ Programming Guide); power from NVML; CPU from /proc/cpuinfo.\n";
+  y << "note: >-\n  A data-centre GPU: one power mode, CURRENT (the clocks as found, never "
+       "changed). "
+       "tpcs is the SM count / 2, at most 32 (the catalog's TPC mask width; no TPC is ever "
+       "gated here). GPU clocks read back by NVML at probe time: SM "
+    << (info && info->sm_clock_mhz ? number(*info->sm_clock_mhz) : std::string("?"))
+    << " MHz, memory "
+    << (info && info->mem_clock_mhz ? number(*info->mem_clock_mhz) : std::string("?"))
+    << " MHz.\n\n";
+  y << "cpu: {arch: host, cores: " << cores << ", clusters: 1}\n";
+  y << "cpu_khz: [" << number(std::round(cpu_khz)) << "]\n";
+  y << "gpu: {arch: sm" << g.sm_version << ", sm_version: " << g.sm_version
+    << ", tpcs: " << std::clamp(g.sms / 2, 1, 32) << ", sms: " << g.sms
+    << ", cuda_cores: " << g.cuda_cores << ", tensor_cores: " << g.tensor_cores
+    << ", l2_kb: " << number(g.l2_bytes / 1024) << "}\n";
+  y << "gpu_hz: [" << number(sm_hz) << "]\n";
+  y << "emc_hz: [" << number(mem_hz) << "]\n";
+  y << "memory: {type: device, gb: " << number(std::round(g.memory_bytes / 1e9))
+    << ", bus_bits: " << g.memory_bus_bits << "}\n\n";
+  y << "power:\n  rails: [GPU]\n";
+  if (info && info->power_limit_w) {
+    y << "  module_peak_w:\n    value: " << number(*info->power_limit_w)
+      << "\n    source: NVML power limit (nvmlDeviceGetPowerManagementLimit), read by fulcrum "
+         "devices --probe\n";
+  }
+  if (idle_w) {
+    y << "  idle_w:\n    value: " << fixed(*idle_w, 1)
+      << "\n    source: NVML energy counter over 1 s with nothing running, measured by fulcrum "
+         "devices --probe\n";
+  }
+  y << "\npresets:\n  CURRENT: {cores: " << cores << "}\ndefault_preset: CURRENT\n";
+  return y.str();
+}
+
 }  // namespace
 
-int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description options("Options");
-  options.add_options()("help,h", "this help");
+  options.add_options()("help,h", "this help")(
+      "probe", "describe the GPU at hand (CUDA runtime, NVML) as a catalog device file")(
+      "name", po::value<std::string>()->default_value("probed-gpu"),
+      "--probe: the catalog name of the device (and its file name)")(
+      "out", po::value<std::string>(), "--probe: write the device file here (default: stdout)");
   po::options_description hidden;
-  hidden.add_options()("name", po::value<std::vector<std::string>>(), "device");
+  hidden.add_options()("device", po::value<std::vector<std::string>>(), "device");
   po::options_description all;
   all.add(options).add(hidden);
   po::positional_options_description positional;
-  positional.add("name", -1);
+  positional.add("device", -1);
   const po::variables_map vm = parse_verb("devices", args, all, positional);
   if (vm.count("help")) {
-    out << verb_usage("devices [NAME]",
+    out << verb_usage("devices [NAME] | devices --probe [--name NAME] [--out FILE]",
                       "Without NAME: one line per device of the catalog. With NAME: that device's\n"
-                      "CPU, GPU and memory frequency tables, its nvpmodel presets and mode grids.",
+                      "CPU, GPU and memory frequency tables, its nvpmodel presets and mode grids.\n"
+                      "--probe: the GPU at hand as a device file for models/data/devices/ (or a\n"
+                      "folder named by $FULCRUM_DATA_DIR), so that `profile` and `validate` can\n"
+                      "run scenarios on it (needs the cuda backend).",
                       options);
     return 0;
   }
+  if (vm.count("probe")) {
+    const std::string text = probe_yaml(vm["name"].as<std::string>(), err);
+    if (vm.count("out")) {
+      write_file_atomically(vm["out"].as<std::string>(), text);
+    } else {
+      out << text;
+    }
+    return 0;
+  }
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
-  if (vm.count("name")) {
-    const auto& names = vm["name"].as<std::vector<std::string>>();
+  if (vm.count("device")) {
+    const auto& names = vm["device"].as<std::vector<std::string>>();
     if (names.size() != 1)
       throw InputError(std::nullopt, "fulcrum devices", "expected at most one NAME");
     print_device(catalog.get(names[0]), out);

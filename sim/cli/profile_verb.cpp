@@ -132,6 +132,7 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
 
   const std::string out_path = vm["out"].as<std::string>();
   std::vector<backends::ProfileMeasurement> rows;
+  std::vector<IdleMeasurement> idle;
   {
     std::optional<backends::ClockGuard> guard;
     if (clocks) guard.emplace(*clocks, restore_failure_printer(err));
@@ -153,6 +154,9 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
           << (clocks ? ", clocks " + clocks->name() : std::string()) << ")\n";
     }
     rows = measure_points(profiler, points, modes, quiet ? nullptr : &err);
+    // A real device's baseload, in the mode the clocks are in now (the last one; only one
+    // where the clocks cannot change).
+    if (backend->runs_in_real_time() && hardware) idle = measure_idle(*backend, {modes.back()});
     if (guard) guard->finish();
   }
   std::vector<std::string> comments = {
@@ -162,8 +166,8 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
       "method: per mode, settle " + fixed(settle_s, 1) + " s (real-time backends), discard " +
           std::to_string(vm["discard"].as<int>()) + " minibatch(es), median of " +
           std::to_string(vm["repeats"].as<int>())};
-  write_file_atomically(
-      out_path, profile_csv_text(rows, device.rails, comments, vm["dataset"].as<std::string>()));
+  write_file_atomically(out_path, profile_csv_text(rows, device.rails, comments,
+                                                   vm["dataset"].as<std::string>(), idle));
   if (!quiet) err << "fulcrum: wrote " << rows.size() << " rows to " << out_path << "\n";
   return 0;
 }

@@ -120,13 +120,23 @@ std::vector<backends::ProfileMeasurement> measure_points(
   return rows;
 }
 
+std::vector<IdleMeasurement> measure_idle(backends::Backend& backend,
+                                          const std::vector<models::PowerMode>& modes) {
+  std::vector<IdleMeasurement> idle;
+  for (const models::PowerMode& m : modes) idle.push_back({m, backend.idle_power(m)});
+  return idle;
+}
+
 std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& rows,
                              const std::vector<std::string>& rails,
-                             const std::vector<std::string>& comments, const std::string& dataset) {
+                             const std::vector<std::string>& comments, const std::string& dataset,
+                             const std::vector<IdleMeasurement>& idle) {
   const bool with_rails =
-      !rails.empty() && std::all_of(rows.begin(), rows.end(), [&](const auto& r) {
-        return r.rail_power_w.size() == rails.size();
-      });
+      !rails.empty() &&
+      std::all_of(rows.begin(), rows.end(),
+                  [&](const auto& r) { return r.rail_power_w.size() == rails.size(); }) &&
+      std::all_of(idle.begin(), idle.end(),
+                  [&](const auto& i) { return i.power.power_w.size() == rails.size(); });
   std::string out;
   for (const std::string& c : comments) out += "# " + c + "\n";
   out +=
@@ -148,6 +158,23 @@ std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& ro
     }
     if (with_rails) {
       for (double w : r.rail_power_w) {
+        out += ",";
+        append_csv_number(out, w);
+      }
+    }
+    out += "\n";
+  }
+  for (const IdleMeasurement& i : idle) {
+    out += "," + dataset + ",idle,0,";
+    append_integer(out, static_cast<std::int64_t>(i.mode.cores));
+    for (double v : {i.mode.cpu_khz, i.mode.gpu_hz, i.mode.emc_hz}) {
+      out += ",";
+      append_csv_number(out, v);
+    }
+    out += ",,";
+    append_csv_number(out, i.power.module_w());
+    if (with_rails) {
+      for (double w : i.power.power_w) {
         out += ",";
         append_csv_number(out, w);
       }

@@ -42,11 +42,25 @@ std::vector<backends::ProfileMeasurement> measure_points(
     backends::MinibatchProfiler& profiler, const std::vector<backends::ProfilePoint>& points,
     const std::vector<models::PowerMode>& modes, std::ostream* progress);
 
-// The CSV text: `comments` as leading "# " lines, the header, one row per measurement. Rail
-// columns only when every measurement has one power per rail.
+// The device's power with nothing running in one mode: a profile's `idle` row, which the table
+// model takes as the baseload (instead of a share of the least loaded row).
+struct IdleMeasurement {
+  models::PowerMode mode;
+  models::RailPower power;  // the device's rails order
+};
+
+// The idle power of `backend` in each mode (a real-time backend measures it; the clocks must be
+// in that mode, as after measure_points for its last mode).
+std::vector<IdleMeasurement> measure_idle(backends::Backend& backend,
+                                          const std::vector<models::PowerMode>& modes);
+
+// The CSV text: `comments` as leading "# " lines, the header, one row per measurement, then one
+// `idle` row (batch size 0, no time) per idle measurement. Rail columns only when every
+// measurement has one power per rail.
 std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& rows,
                              const std::vector<std::string>& rails,
-                             const std::vector<std::string>& comments, const std::string& dataset);
+                             const std::vector<std::string>& comments, const std::string& dataset,
+                             const std::vector<IdleMeasurement>& idle = {});
 
 // Writes text to `path` all at once (a temporary beside it, renamed): never half a file.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);

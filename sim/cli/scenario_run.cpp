@@ -44,11 +44,16 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
       devices_for(options.data_dir, loaded.scenario.device.model));
   p.resolved = resolve(loaded, *p.devices);
   if (options.seed) p.resolved.scenario.seed = *options.seed;
+  const auto& training = p.resolved.scenario.training;
   p.perf_model =
-      load_perf_model(p.resolved.scenario.device.perf_model, options.data_dir, *p.resolved.device);
+      load_perf_model(p.resolved.scenario.device.perf_model, options.data_dir, *p.resolved.device,
+                      training && training->data_pipeline == DataPipelineKind::dataloader);
   // Every item the run will start must be predictable, checked now: a table without rows for a
   // workload is bad input, located at the scenario key, before anything runs or is written.
   check_predictable(loaded, p.resolved, *p.perf_model);
+  if (auto pipeline = load_pipeline(loaded, p.resolved, options.data_dir)) {
+    p.pipeline = std::make_unique<models::PipelineData>(std::move(*pipeline));
+  }
   p.backend_name = options.backend;
   p.backend = backends::make_backend(options.backend, {.device = p.resolved.device,
                                                        .perf_model = p.perf_model.get(),
@@ -59,6 +64,7 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
 RunResult simulate(PreparedRun& prepared, RunObserver* observer, ProgressFn progress) {
   RunSetup setup = prepared.resolved.setup();
   setup.perf_model = prepared.perf_model.get();
+  setup.pipeline = prepared.pipeline.get();
   return run(setup, *prepared.backend, observer, std::move(progress));
 }
 

@@ -43,7 +43,8 @@ struct PreparedRun {
   std::unique_ptr<models::DeviceCatalog> devices;
   ResolvedScenario resolved;
   std::unique_ptr<models::PerfModel> perf_model;
-  std::string backend_name;  // as given to backends::make_backend
+  std::unique_ptr<models::PipelineData> pipeline;  // training.data_pipeline: dataloader only
+  std::string backend_name;                        // as given to backends::make_backend
   std::unique_ptr<backends::Backend> backend;
 };
 

@@ -111,7 +111,8 @@ std::vector<backends::ProfilePoint> points_of(const ResolvedScenario& r) {
 
 std::string device_json(const models::DeviceSpec& device, const std::string& backend_name,
                         bool hardware, const backends::ClockControl* clocks,
-                        const ClockOptions& clock_options, double noise) {
+                        const ClockOptions& clock_options, double noise,
+                        const std::optional<backends::EnergyReading>& whole_run) {
   JsonWriter w;
   w.begin_object();
   w.key("backend").value(backend_name);
@@ -174,6 +175,18 @@ std::string device_json(const models::DeviceSpec& device, const std::string& bac
   w.key("power_meter").value(meter->name());
   w.key("sampling_interval_ms")
       .value(std::chrono::duration<double, std::milli>(meter->sampling_interval()).count());
+  // The meter over the whole measured run, idle gaps included: the energy the device really
+  // drew, beside the run's own figure (per-item energies plus idle power over the gaps).
+  w.key("whole_run_meter");
+  if (whole_run && meter->measures()) {
+    w.begin_object();
+    w.key("duration_s").value(whole_run->duration_s);
+    w.key("energy_j").value(whole_run->module_energy_j);
+    w.key("avg_power_w").value(whole_run->average_power_w());
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.end_object();
   return w.take();
 }
@@ -298,6 +311,9 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!quiet) err << "fulcrum: validate " << resolved.scenario.name << ": 1/3 profiling\n";
   const std::vector<backends::ProfileMeasurement> rows =
       measure_points(profiler, points_of(resolved), modes, quiet ? nullptr : &err);
+  // A real device's baseload, so that the simulation's idle power is measured too.
+  const std::vector<IdleMeasurement> idle =
+      hardware ? measure_idle(*device_backend, {modes.back()}) : std::vector<IdleMeasurement>{};
   const fs::path profile_csv = bundle.dir() / "inputs/profile.csv";
   write_file_atomically(
       profile_csv,
@@ -308,7 +324,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
                (hardware ? "" : " (simulated device, noise sigma " + fixed(noise, 3) + ")"),
            "method: discard " + std::to_string(vm["discard"].as<int>()) + ", median of " +
                std::to_string(vm["repeats"].as<int>())},
-          "random"));
+          "random", idle));
   fs::copy_file(scenario_path, bundle.dir() / "inputs/scenario.yaml");
   {
     std::string command = "fulcrum validate";
@@ -342,16 +358,40 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
         backends::NoisyBackend::Options{
             .sigma = noise, .seed = resolved.scenario.seed + 1, .real_time = true});
   }
+  // The policies of the measured run decide with the same predictions as the simulated one (the
+  // profile), not the scenario's own model: a windowed policy sizes its windows from them. The
+  // scenario's model stays alive for the emulated device above.
+  const std::unique_ptr<models::PerfModel> scenario_model = std::move(measured.perf_model);
+  measured.perf_model = load_perf_model(table, base.data_dir, device);
+  measured.resolved.scenario.device.perf_model = table;
   const bool terminal = isatty(STDERR_FILENO) != 0;
   std::optional<ProgressDisplay> progress;
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
+  std::unique_ptr<backends::PowerMeter> run_meter;
+  if (hardware) {
+    // Prepare and warm up every item the run executes before its clock starts, so that the
+    // first arrivals do not wait for buffers, cuDNN's algorithm choice and the warm-up.
+    for (const backends::ProfilePoint& point : points_of(resolved)) {
+      measured.backend->execute({point.workload, point.phase, point.batch_size, modes.back()});
+    }
+    try {
+      run_meter = backends::make_power_meter(
+          {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
+      run_meter->start();
+    } catch (const Error& e) {
+      run_meter.reset();
+      err << "fulcrum: no meter over the whole run (" << e.what() << ")\n";
+    }
+  }
   const ScenarioRun real_run =
       run_prepared(std::move(measured), std::optional<fs::path>(bundle.dir() / "measured"), {},
                    progress ? progress->callback() : ProgressFn{});
+  std::optional<backends::EnergyReading> whole_run;
+  if (run_meter) whole_run = run_meter->stop();
 
   // The clocks as the measured run had them: read before they are restored.
   const std::string device_text =
-      device_json(device, backend_name, hardware, clocks.get(), clock_options, noise);
+      device_json(device, backend_name, hardware, clocks.get(), clock_options, noise, whole_run);
   if (guard) guard->finish();
   const Comparison comparison = compare_runs(sim_run.result, real_run.result);
   write_file_atomically(bundle.dir() / "comparison.json", comparison_json(comparison));

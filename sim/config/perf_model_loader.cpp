@@ -36,7 +36,8 @@ std::unique_ptr<models::PerfModel> table(const TablePerfModel& choice) {
 
 // analytic-modes: only where a cross-mode calibration exists; no fallback to another device's.
 std::unique_ptr<models::PerfModel> analytic_modes(const std::string& data_dir,
-                                                  const models::DeviceSpec& device) {
+                                                  const models::DeviceSpec& device,
+                                                  bool pipeline_simulated) {
   const std::string file = cross_mode_calibration_path(data_dir, device.name);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) {
@@ -45,17 +46,20 @@ std::unique_ptr<models::PerfModel> analytic_modes(const std::string& data_dir,
                      ", fitted by `fulcrum calibrate --modes`; orin-agx-64gb has one); use "
                      "perf_model: analytic");
   }
-  return std::make_unique<models::CrossModeModel>(device, load_cross_mode_calibration(file));
+  auto model = std::make_unique<models::CrossModeModel>(device, load_cross_mode_calibration(file));
+  model->set_pipeline_in_time(!pipeline_simulated);
+  return model;
 }
 
 }  // namespace
 
 std::unique_ptr<models::PerfModel> load_perf_model(const PerfModelChoice& choice,
                                                    const std::string& data_dir,
-                                                   const models::DeviceSpec& device) {
+                                                   const models::DeviceSpec& device,
+                                                   bool pipeline_simulated) {
   if (const auto* t = std::get_if<TablePerfModel>(&choice)) return table(*t);
   if (std::holds_alternative<AnalyticModesPerfModel>(choice))
-    return analytic_modes(data_dir, device);
+    return analytic_modes(data_dir, device, pipeline_simulated);
   return analytic(data_dir, device);
 }
 

@@ -13,6 +13,7 @@
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/input_text.hpp"
 #include "sim/config/overrides.hpp"
+#include "sim/config/pipeline_loader.hpp"
 #include "sim/config/trace_loader.hpp"
 #include "sim/config/yaml_support.hpp"
 #include "sim/scenario/scenario_limits.hpp"
@@ -67,6 +68,8 @@ constexpr Range kRatePerS{limits::kMinRatePerS, limits::kMaxRatePerS, " requests
 constexpr Range kSegmentStartS{0, limits::kMaxDurationS, " s", "", kLongestRun};
 // outputs.max_rows: a way to lift the limit on requests.csv explicitly, not to remove it.
 constexpr Range kMaxRows{1, 1e15, " rows", "", ""};
+constexpr Range kDatasetScale{limits::kMinDatasetScale, limits::kMaxDatasetScale, "", "", ""};
+constexpr Range kRamGb{limits::kMinRamGb, limits::kMaxRamGb, " GB", "", ""};
 
 double read_in(const YamlNode& n, const Range& r) {
   const double v = n.as_double();
@@ -216,8 +219,10 @@ class ScenarioReader {
   }
 
   DeviceChoice read_device(const YamlNode& n, ScenarioSources& sources) const {
-    n.allow_keys({"model", "power_mode", "cores", "cpu_mhz", "gpu_mhz", "emc_mhz", "perf_model"});
+    n.allow_keys(
+        {"model", "power_mode", "cores", "cpu_mhz", "gpu_mhz", "emc_mhz", "perf_model", "ram_gb"});
     DeviceChoice d;
+    if (auto m = n.optional("ram_gb")) d.ram_gb = read_in(*m, kRamGb);
     if (auto m = n.optional("perf_model")) d.perf_model = read_perf_model(*m, sources);
     if (auto m = n.optional("model")) {
       d.model = read_nonempty(*m);
@@ -384,13 +389,20 @@ class ScenarioReader {
     if (auto e = n.optional("epochs")) t.epochs = read_int_in(*e, 1, limits::kMaxEpochs);
     if (auto f = n.optional("data_pipeline")) {
       const std::string kind = f->as_string();
-      if (kind != to_string(DataPipelineKind::none)) {
-        f->fail("unknown data_pipeline '" + kind + "' (known: none)");
+      if (kind == to_string(DataPipelineKind::none)) {
+        t.data_pipeline = DataPipelineKind::none;
+      } else if (kind == to_string(DataPipelineKind::dataloader)) {
+        t.data_pipeline = DataPipelineKind::dataloader;
+      } else {
+        f->fail("unknown data_pipeline '" + kind + "' (known: none, dataloader)");
       }
-      t.data_pipeline = DataPipelineKind::none;
     }
     if (auto dl = n.optional("dataloader")) {
-      dl->allow_keys({"workers", "prefetch_factor", "storage"});
+      dl->allow_keys({"workers", "prefetch_factor", "storage", "dataset_scale"});
+      if (auto f = dl->optional("dataset_scale")) {
+        t.dataloader.dataset_scale = read_in(*f, kDatasetScale);
+        sources.record(f->path(), where(*f));
+      }
       if (auto f = dl->optional("workers"))
         t.dataloader.workers = read_int_in(*f, 0, limits::kMaxWorkers);
       if (auto f = dl->optional("prefetch_factor"))
@@ -659,8 +671,19 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
           return models::workload_catalog().get(s.training->workload);
         });
     r.training_dataset_samples = located_call(sources, "training.dataset", [&] {
-      return static_cast<double>(models::dataset(s.training->dataset).samples);
+      return std::floor(static_cast<double>(models::dataset(s.training->dataset).samples) *
+                        s.training->dataloader.dataset_scale);
     });
+    if (s.training->data_pipeline == DataPipelineKind::dataloader &&
+        r.training_dataset_samples > limits::kMaxPipelineSamples) {
+      const std::string key = "training.dataloader.dataset_scale";
+      const auto at = sources != nullptr ? sources->find(key) : std::nullopt;
+      throw InputError(at ? at : (sources ? sources->find("training.dataset") : std::nullopt),
+                       at ? key : "training.dataset",
+                       "the dataloader model handles at most 1e7 samples per epoch, the scaled "
+                       "dataset has " +
+                           format_number(r.training_dataset_samples));
+    }
   }
   for (std::size_t i = 0; i < s.inference.size(); ++i) {
     const std::string key = "inference[" + std::to_string(i) + "].workload";
@@ -765,6 +788,30 @@ void check_predictable(const LoadedScenario& loaded, const ResolvedScenario& res
   }
   located_call(&loaded.sources, "device.perf_model",
                [&] { return model.idle_power(*resolved.device, resolved.mode); });
+}
+
+std::optional<models::PipelineData> load_pipeline(const LoadedScenario& loaded,
+                                                  const ResolvedScenario& resolved,
+                                                  const std::string& data_dir) {
+  const Scenario& s = resolved.scenario;
+  if (!s.training || s.training->data_pipeline != DataPipelineKind::dataloader) return std::nullopt;
+  const TrainingSpec& t = *s.training;
+  models::PipelineData d = located_call(&loaded.sources, "training.dataloader.storage", [&] {
+    return load_pipeline_data(data_dir, t.dataloader.storage);
+  });
+  d.format = located_call(&loaded.sources, "training.dataset",
+                          [&] { return d.dataloader.format_of(t.dataset); });
+  d.bytes_per_sample = located_call(&loaded.sources, "training.dataset", [&] {
+    const models::DatasetSpec& spec = models::dataset(t.dataset);
+    if (!spec.bytes || !(spec.samples > 0)) {
+      throw InputError(
+          "the dataloader needs the dataset's size on storage, which the catalog "
+          "does not give for '" +
+          t.dataset + "'");
+    }
+    return *spec.bytes / spec.samples;
+  });
+  return d;
 }
 
 ResolvedScenario load_and_resolve(const std::string& path,

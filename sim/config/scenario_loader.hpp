@@ -19,6 +19,7 @@
 #include "models/device/power_mode.hpp"
 #include "models/error.hpp"
 #include "models/perf/perf_model.hpp"
+#include "models/pipeline/dataloader_model.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/scenario/run_setup.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -84,6 +85,14 @@ ResolvedScenario resolve(const Scenario& scenario, const models::DeviceCatalog& 
 // profile's), found before the run rather than in the middle of it.
 void check_predictable(const LoadedScenario& loaded, const ResolvedScenario& resolved,
                        const models::PerfModel& model);
+
+// The data-pipeline model's data for a training job with data_pipeline: dataloader (nullopt
+// otherwise): the storage medium named by training.dataloader.storage and the dataloader
+// coefficients from `data_dir` (pipeline_loader.hpp), the dataset's file size and sample format.
+// Errors are located at the scenario key (or in the data file).
+std::optional<models::PipelineData> load_pipeline(const LoadedScenario& loaded,
+                                                  const ResolvedScenario& resolved,
+                                                  const std::string& data_dir);
 
 // load_scenario_with_sources + resolve.
 ResolvedScenario load_and_resolve(const std::string& path,

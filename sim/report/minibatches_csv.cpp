@@ -11,7 +11,7 @@ MinibatchesCsv::MinibatchesCsv(std::filesystem::path final_path)
 
 void MinibatchesCsv::on_item(const ItemRecord& item) {
   const double energy_j = item.rail_energy_j.sum();
-  char* p = file_.reserve(std::size_t{11} * kMaxNumberChars);
+  char* p = file_.reserve(std::size_t{14} * kMaxNumberChars);
   p = put_integer(p, static_cast<std::int64_t>(item.context));
   *p++ = ',';
   for (const char* k = models::to_string(item.phase); *k != '\0'; ++k) *p++ = *k;
@@ -33,6 +33,12 @@ void MinibatchesCsv::on_item(const ItemRecord& item) {
   p = put_double(p, energy_j);
   *p++ = ',';
   for (const char* k = models::to_string(item.provenance); *k != '\0'; ++k) *p++ = *k;
+  *p++ = ',';
+  p = put_fixed_decimal(p, item.data.fetch, 6);
+  *p++ = ',';
+  p = put_fixed_decimal(p, item.data.preprocess, 6);
+  *p++ = ',';
+  p = put_integer(p, item.data.cache_hit_samples);
   *p++ = '\n';
   file_.commit(p);
 }

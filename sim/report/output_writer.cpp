@@ -23,6 +23,9 @@ void CompositeObserver::on_item(const ItemRecord& item) {
 void CompositeObserver::on_epoch(const EpochRecord& epoch) {
   for (RunObserver* o : observers_) o->on_epoch(epoch);
 }
+void CompositeObserver::on_pipeline_span(const PipelineSpan& span) {
+  for (RunObserver* o : observers_) o->on_pipeline_span(span);
+}
 void CompositeObserver::on_power(Time at, const std::vector<double>& rail_power_w) {
   for (RunObserver* o : observers_) o->on_power(at, rail_power_w);
 }
@@ -84,6 +87,7 @@ OutputWriter::~OutputWriter() {
 void OutputWriter::on_request(const RequestRecord& r) { fan_out_.on_request(r); }
 void OutputWriter::on_item(const ItemRecord& item) { fan_out_.on_item(item); }
 void OutputWriter::on_epoch(const EpochRecord& epoch) { fan_out_.on_epoch(epoch); }
+void OutputWriter::on_pipeline_span(const PipelineSpan& span) { fan_out_.on_pipeline_span(span); }
 void OutputWriter::on_power(Time at, const std::vector<double>& rail_power_w) {
   fan_out_.on_power(at, rail_power_w);
 }

@@ -33,6 +33,7 @@ class CompositeObserver : public RunObserver {
   void on_request(const RequestRecord& r) override;
   void on_item(const ItemRecord& item) override;
   void on_epoch(const EpochRecord& epoch) override;
+  void on_pipeline_span(const PipelineSpan& span) override;
   void on_power(Time at, const std::vector<double>& rail_power_w) override;
   void on_queue_length(int stream, Time at, std::size_t queued) override;
   void on_advance(Time now) override;
@@ -55,6 +56,7 @@ class OutputWriter final : public RunObserver {
   void on_request(const RequestRecord& r) override;
   void on_item(const ItemRecord& item) override;
   void on_epoch(const EpochRecord& epoch) override;
+  void on_pipeline_span(const PipelineSpan& span) override;
   void on_power(Time at, const std::vector<double>& rail_power_w) override;
   void on_queue_length(int stream, Time at, std::size_t queued) override;
   void on_advance(Time now) override;

@@ -66,6 +66,37 @@ void write_epoch_times(JsonWriter& w, const std::optional<EpochTimeStats>& epoch
   w.end_object();
 }
 
+void write_dataloader(JsonWriter& w, const std::optional<DataloaderResult>& dataloader) {
+  w.key("dataloader");
+  if (!dataloader) {
+    w.null();
+    return;
+  }
+  const DataloaderResult& d = *dataloader;
+  w.begin_object();
+  w.key("workers").value(d.workers);
+  w.key("prefetch_factor").value(d.prefetch_factor);
+  w.key("storage").value(d.storage);
+  w.key("dataset_scale").value(d.dataset_scale);
+  w.key("dataset_samples").value(d.dataset_samples);
+  w.key("dataset_bytes").value(d.dataset_bytes);
+  w.key("sample_format").value(d.sample_format);
+  w.key("preprocess_ms_per_sample").value(d.preprocess_ms_per_sample);
+  w.key("cores").value(d.cores);
+  w.key("ram_gb").value(d.ram_gb);
+  w.key("os_gb").value(d.os_gb);
+  w.key("processes_gb").value(d.processes_gb);
+  w.key("gpu_gb").value(d.gpu_gb);
+  w.key("page_cache_capacity_bytes").value(d.page_cache_capacity_bytes);
+  w.key("cache_hit_samples").value(d.cache_hit_samples);
+  w.key("storage_samples").value(d.storage_samples);
+  w.key("bytes_from_cache").value(d.bytes_from_cache);
+  w.key("bytes_from_storage").value(d.bytes_from_storage);
+  w.key("storage_busy_s").value(d.storage_busy_s);
+  w.key("worker_core_s").value(d.worker_core_s);
+  w.end_object();
+}
+
 void write_training(JsonWriter& w, const std::optional<TrainingResult>& training) {
   w.key("training");
   if (!training) {
@@ -86,6 +117,22 @@ void write_training(JsonWriter& w, const std::optional<TrainingResult>& training
   write_epoch_times(w, t.epoch_time_s);
   w.key("gpu_busy_s").value(t.gpu_busy_s);
   write_provenance(w, t.provenance);
+  w.key("epochs").begin_array();
+  for (const EpochSummary& e : t.epochs) {
+    w.begin_object();
+    w.key("epoch").value(e.epoch);
+    w.key("time_s").value(e.time_s);
+    w.key("fetch_stall_s").value(e.fetch_stall_s);
+    w.key("cache_hit_ratio");
+    if (e.cache_hit_ratio) {
+      w.value(*e.cache_hit_ratio);
+    } else {
+      w.null();
+    }
+    w.end_object();
+  }
+  w.end_array();
+  write_dataloader(w, t.dataloader);
   w.end_object();
 }
 
@@ -216,6 +263,17 @@ std::string format_summary_text(const RunResult& r) {
             "%.4g s\n",
             t.workload.c_str(), t.batch_size, t.minibatches_per_s, t.samples_per_s,
             t.fetch_stall_s);
+    if (t.dataloader) {
+      const DataloaderResult& d = *t.dataloader;
+      const double reads = static_cast<double>(d.cache_hit_samples + d.storage_samples);
+      appendf(out,
+              "  dataloader %d workers x %d, %s, %s %.4g ms/sample, page cache %.4g GB, hit "
+              "ratio %.3g, %.4g GB from storage\n",
+              d.workers, d.prefetch_factor, d.storage.c_str(), d.sample_format.c_str(),
+              d.preprocess_ms_per_sample, d.page_cache_capacity_bytes / 1e9,
+              reads > 0 ? static_cast<double>(d.cache_hit_samples) / reads : 0.0,
+              d.bytes_from_storage / 1e9);
+    }
   }
   for (const StreamResult& s : r.inference) {
     if (s.latency) {

@@ -25,6 +25,25 @@ char* put_text(char* p, std::string_view s) {
 
 char* put_us(char* p, Time t) { return put_fixed_decimal(p, t, 3); }
 
+// The opening of an "X" event up to its category: `,\n{"ph":"X","pid":P,"tid":T`.
+char* put_x_open(char* p, std::int64_t pid, std::int64_t tid) {
+  p = put_literal(p, ",\n{\"ph\":\"X\",\"pid\":");
+  p = put_integer(p, pid);
+  p = put_literal(p, ",\"tid\":");
+  return put_integer(p, tid);
+}
+
+// An "X" event's name's number, its span and the opening of its args:
+// `<number>","ts":S,"dur":D,"args":{`.
+char* put_x_span(char* p, std::uint64_t number, Time start, Time end) {
+  p = put_integer(p, number);
+  p = put_literal(p, "\",\"ts\":");
+  p = put_us(p, start);
+  p = put_literal(p, ",\"dur\":");
+  p = put_us(p, end - start);
+  return put_literal(p, ",\"args\":{");
+}
+
 // Room for an event's fixed text and numbers, beyond any precomputed prefix.
 constexpr std::size_t kEventBytes = 256 + 8 * kMaxNumberChars;
 
@@ -106,23 +125,43 @@ void TraceJson::metadata(int pid, std::optional<int> tid, const char* what, std:
   file_.write(b);
 }
 
+void TraceJson::on_pipeline_span(const PipelineSpan& span) {
+  assert(!first_event_);
+  const int pid = kFirstStreamPid + static_cast<int>(stream_names_.size());
+  const bool storage = span.track == PipelineSpan::Track::storage;
+  const int tid = storage ? kStorageTid : span.worker + 1;
+  if (pipeline_tids_.empty()) metadata(pid, std::nullopt, "process_name", "Data pipeline", pid);
+  if (std::find(pipeline_tids_.begin(), pipeline_tids_.end(), tid) == pipeline_tids_.end()) {
+    pipeline_tids_.push_back(tid);
+    const std::string name = storage    ? std::string("storage")
+                             : tid == 0 ? std::string("main process")
+                                        : "worker " + std::to_string(span.worker);
+    metadata(pid, tid, "thread_name", name, tid);
+  }
+  char* p = file_.reserve(kEventBytes);
+  p = put_x_open(p, pid, tid);
+  p = put_literal(p, ",\"cat\":\"pipeline\",\"name\":\"");
+  p = put_text(p, span.what);
+  p = put_literal(p, " ");
+  p = put_x_span(p, span.minibatch, span.start, span.end);
+  p = put_literal(p, "\"minibatch\":");
+  p = put_integer(p, span.minibatch);
+  p = put_literal(p, ",\"samples\":");
+  p = put_integer(p, span.samples);
+  p = put_literal(p, "}}");
+  file_.commit(p);
+}
+
 void TraceJson::on_item(const ItemRecord& item) {
   assert(!first_event_);  // the constructor's metadata came first
   const bool training = item.phase == models::Phase::training;
   const double energy_j = item.rail_energy_j.sum();
   char* p = file_.reserve(kEventBytes);
-  p = put_literal(p, ",\n{\"ph\":\"X\",\"pid\":");
-  p = put_integer(p, static_cast<std::int64_t>(kGpuPid));
-  p = put_literal(p, ",\"tid\":");
-  p = put_integer(p, static_cast<std::int64_t>(item.context));
+  p = put_x_open(p, kGpuPid, item.context);
   p = training ? put_literal(p, ",\"cat\":\"training\",\"name\":\"train ")
                : put_literal(p, ",\"cat\":\"inference\",\"name\":\"batch ");
-  p = put_integer(p, item.item_id);
-  p = put_literal(p, "\",\"ts\":");
-  p = put_us(p, item.start);
-  p = put_literal(p, ",\"dur\":");
-  p = put_us(p, item.end - item.start);
-  p = put_literal(p, ",\"args\":{\"batch_size\":");
+  p = put_x_span(p, item.item_id, item.start, item.end);
+  p = put_literal(p, "\"batch_size\":");
   p = put_integer(p, static_cast<std::int64_t>(item.batch_size));
   p = put_literal(p, ",\"standalone_ms\":");
   p = put_fixed_decimal(p, item.standalone, 6);
@@ -172,17 +211,10 @@ void TraceJson::emit_batch(int stream, const OpenBatch& batch) {
     metadata(pid, static_cast<int>(lane), "thread_name", lane_name, static_cast<int>(lane));
   }
   char* p = file_.reserve(kEventBytes);
-  p = put_literal(p, ",\n{\"ph\":\"X\",\"pid\":");
-  p = put_integer(p, static_cast<std::int64_t>(pid));
-  p = put_literal(p, ",\"tid\":");
-  p = put_integer(p, static_cast<std::uint64_t>(lane));
+  p = put_x_open(p, pid, static_cast<std::int64_t>(lane));
   p = put_literal(p, ",\"cat\":\"batch\",\"name\":\"batch ");
-  p = put_integer(p, batch.batch_id);
-  p = put_literal(p, "\",\"ts\":");
-  p = put_us(p, batch.dispatch);
-  p = put_literal(p, ",\"dur\":");
-  p = put_us(p, batch.completion - batch.dispatch);
-  p = put_literal(p, ",\"args\":{\"requests\":");
+  p = put_x_span(p, batch.batch_id, batch.dispatch, batch.completion);
+  p = put_literal(p, "\"requests\":");
   p = put_integer(p, batch.requests);
   p = put_literal(p, ",\"wait_ms\":");
   p = put_fixed_decimal(p, batch.start - batch.dispatch, 6);

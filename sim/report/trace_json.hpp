@@ -5,6 +5,9 @@
 //   pid 3+i "Stream <name>":  "X" per inference batch, dispatch -> completion (tid = lane; a batch
 //                             overlapping an earlier one of the same stream goes to the next
 //                             lane), and the "C" counter "queued_requests".
+//   pid 3+n "Data pipeline":  (n = streams; only with a dataloader) tid 1+w = worker w, or tid 0
+//                             the main process (workers = 0): "X" "fetch" and "preprocess" per
+//                             minibatch; tid kStorageTid "storage": "X" "read" per request.
 // Events are written as they are observed, one per line. Counters have a resolution of
 // kCounterResolution (1 ms): of the power or queue-length changes within one interval
 // [k ms, (k + 1) ms) of simulated time only the last is written, at its own time, so a counter
@@ -39,6 +42,9 @@ class TraceJson final : public FileObserver {
   void on_power(Time at, const std::vector<double>& rail_power_w) override;
   void on_queue_length(int stream, Time at, std::size_t queued) override;
   void on_end(Time end) override;
+  void on_pipeline_span(const PipelineSpan& span) override;
+
+  static constexpr int kStorageTid = 10000;
 
  private:
   // One inference batch, gathered from its requests (which complete together).
@@ -75,6 +81,7 @@ class TraceJson final : public FileObserver {
   Time power_at_ = 0;
   std::vector<double> power_w_;
   bool first_event_ = true;
+  std::vector<int> pipeline_tids_;  // tracks of the data pipeline named so far
 };
 
 }  // namespace fulcrum::sim

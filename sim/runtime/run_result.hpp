@@ -10,6 +10,7 @@
 #include "models/device/power_mode.hpp"
 #include "models/perf/perf_model.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/time.hpp"
 
 namespace fulcrum::sim {
 
@@ -75,6 +76,40 @@ struct EpochTimeStats {
   double max_s = 0;
 };
 
+// One completed epoch, as summary.json lists it: the first kMaxSummaryEpochs epochs only, so
+// that the summary stays small however many epochs a run completes (epochs.csv has them all).
+struct EpochSummary {
+  std::uint64_t epoch = 0;
+  double time_s = 0;
+  double fetch_stall_s = 0;
+  std::optional<double> cache_hit_ratio;  // absent without a dataloader
+};
+inline constexpr std::size_t kMaxSummaryEpochs = 10;
+
+// The dataloader's settings, estimates and totals over the run (summary.json "dataloader").
+struct DataloaderResult {
+  int workers = 0;
+  int prefetch_factor = 0;
+  std::string storage;
+  double dataset_scale = 1;
+  std::uint64_t dataset_samples = 0;  // per epoch, scaled
+  double dataset_bytes = 0;           // scaled
+  std::string sample_format;
+  double preprocess_ms_per_sample = 0;  // one core alone, in the run's mode
+  int cores = 0;                        // online cores workers share with the launch thread
+  double ram_gb = 0;
+  double os_gb = 0;
+  double processes_gb = 0;
+  double gpu_gb = 0;
+  double page_cache_capacity_bytes = 0;
+  std::uint64_t cache_hit_samples = 0;
+  std::uint64_t storage_samples = 0;
+  double bytes_from_cache = 0;
+  double bytes_from_storage = 0;
+  double storage_busy_s = 0;  // the storage device serving reads
+  double worker_core_s = 0;   // core-seconds of pre-processing
+};
+
 struct TrainingResult {
   std::string workload;
   std::string dataset;
@@ -87,7 +122,9 @@ struct TrainingResult {
   std::uint64_t epochs_completed = 0;
   std::optional<EpochTimeStats> epoch_time_s;  // absent when no epoch completed
   double gpu_busy_s = 0;
-  ProvenanceCounts provenance;  // of its minibatches' figures
+  ProvenanceCounts provenance;                 // of its minibatches' figures
+  std::vector<EpochSummary> epochs;            // the first kMaxSummaryEpochs completed epochs
+  std::optional<DataloaderResult> dataloader;  // absent without a dataloader
 };
 
 struct PowerResult {

@@ -12,7 +12,7 @@ RunResult run(const RunSetup& setup, backends::Backend& backend, RunObserver* ob
               ProgressFn progress) {
   std::unique_ptr<DataPipeline> pipeline;
   if (setup.scenario != nullptr && setup.scenario->training) {
-    pipeline = make_data_pipeline(*setup.scenario->training);
+    pipeline = make_data_pipeline(setup);
   } else {
     pipeline = std::make_unique<ComputeOnlyPipeline>();  // no training job asks it anything
   }

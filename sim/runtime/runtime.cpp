@@ -93,7 +93,8 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
   idle_power_w_ = idle.power_w;
   baseload_ = meter_.add_source("baseload");
   gpu_ = meter_.add_source("gpu");
-  pipeline.attach(*this);
+  pipeline.attach(sim_, *this, observer_, [this] { training_->data_arrived(); });
+  pipeline_ = &pipeline;
   for (Slot& slot : contexts_) {
     slot.started.item.mode = setup.mode;  // every item of the run is in the run's mode
     slot.cost.rail_active_w = models::RailValues(rails);
@@ -167,7 +168,7 @@ void Runtime::finish_item(int context) {
     const backends::WorkItem& item = s.started.item;
     observer_->on_item(ItemRecord{s.output_id, item.phase, s.started.id, item.batch_size, s.start,
                                   now, s.cost.duration, s.started.fetch_stall, s.done.rail_energy_j,
-                                  s.done.provenance});
+                                  s.done.provenance, s.started.data});
   }
   s.provenance_counts.add(s.done.provenance);
   s.running = false;
@@ -308,6 +309,8 @@ RunResult Runtime::collect() {
     tr.epoch_time_s = t.epoch_time_stats();
     tr.gpu_busy_s = busy_ns_[c] * 1e-9;
     tr.provenance = contexts_[c].provenance_counts;
+    tr.epochs = t.epoch_summaries();
+    tr.dataloader = pipeline_->result(end_);
     r.training = std::move(tr);
   }
 

@@ -98,6 +98,7 @@ class Runtime final : public GpuHost, public PowerSink {
   Simulator sim_;
   std::optional<WallClock> wall_;  // a backend that runs in real time paces the run
   std::unique_ptr<TrainingJob> training_;
+  DataPipeline* pipeline_ = nullptr;
   std::vector<std::unique_ptr<InferenceStream>> streams_;
   std::vector<Slot> contexts_;  // the training job first, then the streams
   std::unique_ptr<GpuSharingPolicy> policy_;

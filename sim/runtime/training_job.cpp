@@ -54,7 +54,14 @@ std::size_t TrainingJob::minibatch_size(std::uint64_t minibatch) const {
 void TrainingJob::prepare_next() {
   if (finished_) return;
   const Time now = sim_.now();
-  const Time ready = std::max(pipeline_.ready_at(next_, now), now);
+  wanted_ = now;
+  const std::optional<Time> known = pipeline_.ready_at(next_, now);
+  if (!known) {
+    data_ready_ = false;
+    waiting_ = true;
+    return;
+  }
+  const Time ready = std::max(*known, now);
   ready_at_ = ready;
   stall_ = ready - now;
   if (ready == now) {
@@ -68,12 +75,23 @@ void TrainingJob::prepare_next() {
   });
 }
 
+void TrainingJob::data_arrived() {
+  assert(waiting_ && "the pipeline notifies only a job waiting for it");
+  waiting_ = false;
+  const Time now = sim_.now();
+  ready_at_ = now;
+  stall_ = now - wanted_;
+  data_ready_ = true;
+  on_ready_();
+}
+
 void TrainingJob::start(Time now, StartedItem& started) {
   assert(has_ready_work());
   running_ = true;
   running_size_ = minibatch_size(next_);
   stall_total_ += stall_;
   data_ready_ = false;
+  started.data = pipeline_.minibatch_data(next_);
   pipeline_.on_compute_start(next_, now);
   started.item.workload = &workload_;
   started.item.phase = models::Phase::training;
@@ -85,6 +103,7 @@ void TrainingJob::start(Time now, StartedItem& started) {
 void TrainingJob::finish(Time now, Time /*standalone*/) {
   assert(running_);
   running_ = false;
+  pipeline_.on_compute_end(next_, now);
   ++completed_;
   samples_ += static_cast<double>(running_size_);
   if (minibatches_per_epoch_ && (next_ + 1) % *minibatches_per_epoch_ == 0) {
@@ -97,9 +116,16 @@ void TrainingJob::finish(Time now, Time /*standalone*/) {
     }
     last_epoch_ = epoch_time;
     epochs_total_ += epoch_time;
+    const Time epoch_stall = stall_total_ - epoch_stall_start_;
+    const std::optional<EpochData> data = pipeline_.epoch_data(epochs_completed_);
+    if (epoch_summaries_.size() < kMaxSummaryEpochs) {
+      epoch_summaries_.push_back(
+          EpochSummary{epochs_completed_, to_seconds(epoch_time), to_seconds(epoch_stall),
+                       data ? std::optional<double>(data->cache_hit_ratio()) : std::nullopt});
+    }
     if (observer_ != nullptr) {
       observer_->on_epoch(EpochRecord{epochs_completed_, now, epoch_time, *minibatches_per_epoch_,
-                                      samples_per_epoch_, stall_total_ - epoch_stall_start_});
+                                      samples_per_epoch_, epoch_stall, data});
     }
     ++epochs_completed_;
     epoch_start_ = now;

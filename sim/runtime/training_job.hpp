@@ -32,6 +32,9 @@ class TrainingJob final : public WorkContext {
   // Asks the pipeline for the first minibatch's data; returns whether it is ready at once.
   bool begin();
 
+  // The pipeline's NotifyFn: the data it did not know a time for is ready now.
+  void data_arrived();
+
   ContextKind kind() const override { return ContextKind::training; }
   bool has_ready_work() const override { return !finished_ && !running_ && data_ready_; }
   Time ready_since() const override { return ready_at_; }
@@ -51,6 +54,8 @@ class TrainingJob final : public WorkContext {
   std::uint64_t epochs_completed() const { return epochs_completed_; }
   // First, last, mean, min and max epoch time; nullopt before the first epoch completes.
   std::optional<EpochTimeStats> epoch_time_stats() const;
+  // The first kMaxSummaryEpochs completed epochs.
+  const std::vector<EpochSummary>& epoch_summaries() const { return epoch_summaries_; }
 
  private:
   std::size_t minibatch_size(std::uint64_t minibatch) const;
@@ -69,6 +74,8 @@ class TrainingJob final : public WorkContext {
   std::optional<int> epochs_;
   std::uint64_t next_ = 0;  // index of the next minibatch over the run
   bool data_ready_ = false;
+  bool waiting_ = false;  // for the pipeline's NotifyFn
+  Time wanted_ = 0;       // when the next minibatch could have started
   Time ready_at_ = 0;
   Time stall_ = 0;  // of the next minibatch
   bool running_ = false;
@@ -86,6 +93,7 @@ class TrainingJob final : public WorkContext {
   Time min_epoch_ = 0;
   Time max_epoch_ = 0;
   Time epochs_total_ = 0;
+  std::vector<EpochSummary> epoch_summaries_;
 };
 
 }  // namespace fulcrum::sim

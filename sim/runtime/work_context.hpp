@@ -8,6 +8,7 @@
 #include "backends/work_item.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/runtime/gpu_host.hpp"
+#include "sim/runtime/run_observer.hpp"
 
 namespace fulcrum::sim {
 
@@ -16,6 +17,7 @@ struct StartedItem {
   backends::WorkItem item;
   std::uint64_t id = 0;  // per context, from 0 (minibatch index or batch id)
   Time fetch_stall = 0;  // training: how long it waited for its data after the GPU could take it
+  MinibatchData data;    // training: what the data pipeline did for it
 };
 
 class WorkContext {

@@ -7,6 +7,7 @@
 #include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
 #include "models/perf/perf_model.hpp"
+#include "models/pipeline/dataloader_model.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -23,6 +24,9 @@ struct RunSetup {
   // stability verdict; a policy's plans): the scenario's performance model. The backend executes
   // them; in simulation it asks the same model.
   const models::PerfModel* perf_model = nullptr;
+  // The data-pipeline model's data (storage medium, dataloader coefficients) when the training
+  // job's data_pipeline is dataloader; sim/config loads it (load_pipeline).
+  const models::PipelineData* pipeline = nullptr;
 };
 
 }  // namespace fulcrum::sim

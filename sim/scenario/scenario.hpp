@@ -33,6 +33,7 @@ struct DeviceChoice {
   std::string model = "orin-agx-64gb";
   std::optional<std::string> preset;          // "MAXN"; absent when `custom` is set
   std::optional<models::ModeRequest> custom;  // cores, cpu_mhz, gpu_mhz, emc_mhz
+  std::optional<double> ram_gb;               // what-if RAM size; absent: the device's
   PerfModelChoice perf_model;
 };
 
@@ -111,13 +112,16 @@ struct InferenceStreamSpec {
 
 // How a training minibatch's data reaches the GPU (sim/runtime/data_pipeline.hpp).
 enum class DataPipelineKind {
-  none,  // compute only: the data is always ready, no fetch stall
+  none,        // compute only: the data is always ready, no fetch stall
+  dataloader,  // workers fetch from storage through the page cache and pre-process on the CPU
 };
 
 inline const char* to_string(DataPipelineKind kind) {
   switch (kind) {
     case DataPipelineKind::none:
       return "none";
+    case DataPipelineKind::dataloader:
+      return "dataloader";
   }
   return "none";
 }
@@ -125,7 +129,8 @@ inline const char* to_string(DataPipelineKind kind) {
 struct DataloaderSpec {
   int workers = 4;
   int prefetch_factor = 2;
-  std::string storage = "nvme-ssd";  // recorded now; used by the data-pipeline model later
+  std::string storage = "nvme-ssd";  // a medium of models/data/storage/
+  double dataset_scale = 1.0;        // what-if: the dataset's samples and bytes times this
 };
 
 struct TrainingSpec {

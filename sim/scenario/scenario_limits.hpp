@@ -45,6 +45,15 @@ inline constexpr int kMaxBatchSize = 1 << 16;
 inline constexpr int kMaxEpochs = 1'000'000;
 inline constexpr int kMaxWorkers = 256;
 inline constexpr int kMaxPrefetchFactor = 1024;
+// training.dataloader.dataset_scale: a what-if factor on the dataset's samples and bytes. The
+// data-pipeline model keeps a few bytes per sample, so the scaled dataset is kept below
+// kMaxPipelineSamples samples (checked when the run is prepared).
+inline constexpr double kMinDatasetScale = 1e-3;
+inline constexpr double kMaxDatasetScale = 1e3;
+inline constexpr double kMaxPipelineSamples = 1e7;
+// device.ram_gb: a what-if RAM size in GB.
+inline constexpr double kMinRamGb = 0.1;
+inline constexpr double kMaxRamGb = 4096;
 inline constexpr int kMaxStreams = 64;
 inline constexpr int kMaxSegments = 10'000;
 inline constexpr int kMaxProfileTables = 64;

@@ -31,6 +31,7 @@ inline void check_scenario_promises(const sim::Scenario& s) {
   }
   if (!in(g.risk, 1e-12, 0.5)) broken("risk out of 1e-12..0.5");
   check_name(s.device.model, 128, "the device model");
+  if (s.device.ram_gb && !in(*s.device.ram_gb, 0.1, 4096)) broken("ram_gb out of 0.1..4096");
   if (s.training) {
     const sim::TrainingSpec& t = *s.training;
     check_name(t.workload, 128, "the training workload");
@@ -41,6 +42,7 @@ inline void check_scenario_promises(const sim::Scenario& s) {
     if (!in(t.dataloader.workers, 0, 256) || !in(t.dataloader.prefetch_factor, 1, 1024)) {
       broken("dataloader counts out of range");
     }
+    if (!in(t.dataloader.dataset_scale, 1e-3, 1e3)) broken("dataset_scale out of 1e-3..1e3");
   }
   if (s.inference.size() > 64) broken("more than 64 inference streams");
   for (const sim::InferenceStreamSpec& st : s.inference) {

@@ -538,7 +538,7 @@ TEST_CASE("measured-modes: every minibatch takes the measured time and power of 
     std::stringstream row(line);
     std::string cell;
     while (std::getline(row, cell, ',')) c.push_back(cell);
-    REQUIRE(c.size() == 11);
+    REQUIRE(c.size() == 14);
     const double standalone_ms = std::stod(c[7]);
     const double energy_j = std::stod(c[9]);
     const bool training = c[1] == "training";

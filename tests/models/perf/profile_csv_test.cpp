@@ -246,12 +246,13 @@ TEST_CASE("the measurement layout's values are checked like a profile's, named b
         "mem.csv:2:1: expected 11 fields as in the header, found 10");
 }
 
-TEST_CASE("the measurement layout's phases are train and infer") {
+TEST_CASE("the measurement layout's phases are train, infer and idle") {
   CHECK(
       error_of(kMeasured + "lstm,wikitext,training,1,12,2201600,1300500000,3199000000,2,27,1\n") ==
-      "mem.csv:2:15: phase: unknown phase 'training' (expected train or infer)");
-  CHECK(error_of(kMeasured + "lstm,wikitext,idle,0,12,2201600,1300500000,3199000000,,27,1\n") ==
-        "mem.csv:2:15: phase: unknown phase 'idle' (expected train or infer)");
+      "mem.csv:2:15: phase: unknown phase 'training' (expected train, infer or idle)");
+  // An idle row (what `fulcrum profile` measures on hardware) has batch size 0 and no time.
+  CHECK(error_of(kMeasured + ",wikitext,idle,4,12,2201600,1300500000,3199000000,,27,1\n") ==
+        "mem.csv:2:16: batch_size: idle rows must have batch_size 0");
   // And the profile layout's stay training, inference and idle.
   CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,infer,1,15,27\n") ==
         "mem.csv:2:34: phase: unknown phase 'infer' (expected training, inference or idle)");

@@ -475,6 +475,20 @@ TEST_CASE("devices lists the catalog and shows one device's tables with units", 
   CHECK(bad.err.find("unknown device 'jetson-tx9'") != std::string::npos);
 }
 
+TEST_CASE("devices --probe describes the GPU as a device file, or says why it cannot", "[cli]") {
+  Sandbox box;
+  const Outcome o = box.fulcrum("devices --probe --name lent-gpu");
+  if (o.status == 0) {  // a build with the cuda backend, on a machine with a GPU
+    CHECK(o.out.find("name: lent-gpu\n") != std::string::npos);
+    CHECK(o.out.find("rails: [GPU]") != std::string::npos);
+    CHECK(o.out.find("default_preset: CURRENT") != std::string::npos);
+  } else {  // no cuda backend in this build, or no GPU: one line naming the reason
+    CHECK(o.status != 2);
+    CHECK(o.out.empty());
+    CHECK(o.err.find("cuda backend") != std::string::npos);
+  }
+}
+
 TEST_CASE("workloads lists models with parameters, GFLOPs and kernels, and datasets", "[cli]") {
   Sandbox box;
   const Outcome o = box.fulcrum("workloads");

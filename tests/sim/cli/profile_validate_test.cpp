@@ -294,3 +294,25 @@ TEST_CASE("on hardware whose clocks cannot change, only the current mode is meas
   CHECK(current == std::vector<models::PowerMode>{models::default_mode(orin)});
   CHECK(other.str().find("the device's default mode") != std::string::npos);
 }
+
+TEST_CASE("a profile's idle rows are read back as the table model's baseload") {
+  const models::PowerMode mode{12, 2201600, 1300500000, 3199000000, 8};
+  backends::ProfileMeasurement m;
+  m.workload = "resnet50";
+  m.phase = models::Phase::inference;
+  m.batch_size = 16;
+  m.mode = mode;
+  m.time_ms = 60;
+  m.power_w = 40;
+  m.rail_power_w = {20, 10, 10};
+  const std::vector<IdleMeasurement> idle = {{mode, models::RailPower{{9, 4, 5}}}};
+  const std::string text =
+      profile_csv_text({m}, {"VDD_GPU_SOC", "VDD_CPU_CV", "VIN_SYS_5V0"}, {"test"}, "random", idle);
+  CHECK(text.find(",random,idle,0,12,2201600,1300500000,3199000000,,18,9,4,5\n") !=
+        std::string::npos);
+  std::istringstream in(text);
+  const models::ProfileTable table = models::parse_profile_csv(in, "idle.csv");
+  REQUIRE(table.rows.size() == 2);
+  CHECK(table.rows[1].phase == models::ProfilePhase::idle);
+  CHECK(table.rows[1].power_w == Approx(18));
+}

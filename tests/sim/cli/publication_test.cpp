@@ -217,7 +217,7 @@ int check_one_result(const fs::path& dir) {
   std::size_t inference_rows = 0;
   for (std::size_t i = 1; i < minibatches.size(); ++i) {
     const auto cells = split(minibatches[i]);
-    REQUIRE(cells.size() == 11);
+    REQUIRE(cells.size() == 14);
     if (cells[1] == "inference") {
       ++inference_rows;
       CHECK(cells[3] == std::to_string(batch));

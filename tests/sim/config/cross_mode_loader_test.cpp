@@ -93,6 +93,32 @@ TEST_CASE("perf_model analytic-modes: Orin AGX in any mode, a clear error elsewh
                         Catch::Contains("perf_model: analytic"));
 }
 
+TEST_CASE("with the runtime's own data pipeline, analytic-modes leaves the pipeline out") {
+  const models::DeviceSpec& orin = catalog().get("orin-agx-64gb");
+  const auto measured = sim::load_perf_model(sim::AnalyticModesPerfModel{}, FULCRUM_DATA_DIR, orin);
+  const auto gpu_path =
+      sim::load_perf_model(sim::AnalyticModesPerfModel{}, FULCRUM_DATA_DIR, orin, true);
+  const auto& resnet18 = models::workload_catalog().get("resnet18");
+  const auto starved = mode(2, 268.8, 1300.5, 3199);
+  const models::Prediction with =
+      measured->predict({orin, starved, resnet18, models::Phase::training, 16});
+  const models::Prediction without =
+      gpu_path->predict({orin, starved, resnet18, models::Phase::training, 16});
+  // The measured 4-worker pipeline makes this mode several times slower; the GPU path is not.
+  CHECK(without.time_ms < 0.5 * with.time_ms);
+  const models::CrossModeModel model(orin, sim::load_cross_mode_calibration(shipped_path()));
+  CHECK(without.time_ms ==
+        Approx(model.predict("resnet18", models::Phase::training, starved, 16).device_s *
+               1e3 /* pipeline never slows the GPU path */)
+            .epsilon(0.05));
+  // Inference is the same either way.
+  const models::Prediction a =
+      measured->predict({orin, starved, resnet18, models::Phase::inference, 4});
+  const models::Prediction b =
+      gpu_path->predict({orin, starved, resnet18, models::Phase::inference, 4});
+  CHECK(a.time_ms == b.time_ms);
+}
+
 TEST_CASE("the public API predicts by workload name and alias") {
   const models::DeviceSpec& orin = catalog().get("orin-agx-64gb");
   const models::CrossModeModel model(orin, sim::load_cross_mode_calibration(shipped_path()));

@@ -423,9 +423,29 @@ TEST_CASE("the training data pipeline is chosen by name", "[loader]") {
   CHECK(parse(kFull).scenario.training->data_pipeline == DataPipelineKind::none);
   CHECK(parse(kFull, {"training.data_pipeline=none"}).scenario.training->data_pipeline ==
         DataPipelineKind::none);
+  CHECK(parse(kFull, {"training.data_pipeline=dataloader"}).scenario.training->data_pipeline ==
+        DataPipelineKind::dataloader);
   const InputError e = error_of([] { parse(kFull, {"training.data_pipeline=workers"}); });
   CHECK(e.key_path() == "training.data_pipeline");
-  CHECK_THAT(e.what(), Catch::Contains("unknown data_pipeline 'workers' (known: none)"));
+  CHECK_THAT(e.what(),
+             Catch::Contains("unknown data_pipeline 'workers' (known: none, dataloader)"));
+}
+
+TEST_CASE("dataset_scale and ram_gb are read and range-checked where they stand", "[loader]") {
+  const LoadedScenario l =
+      parse(kFull, {"training.dataloader.dataset_scale=4", "device.ram_gb=16"});
+  CHECK(l.scenario.training->dataloader.dataset_scale == 4);
+  CHECK(l.scenario.device.ram_gb == 16);
+  CHECK(parse(kFull).scenario.training->dataloader.dataset_scale == 1);
+  CHECK_FALSE(parse(kFull).scenario.device.ram_gb.has_value());
+  const InputError scale = error_of([] { parse(kFull, {"training.dataloader.dataset_scale=0"}); });
+  CHECK(scale.key_path() == "training.dataloader.dataset_scale");
+  CHECK_THAT(scale.what(), Catch::Contains("must be >= 0.001"));
+  const InputError ram = error_of([] { parse(kFull, {"device.ram_gb=-2"}); });
+  CHECK(ram.key_path() == "device.ram_gb");
+  CHECK_THAT(ram.what(), Catch::Contains("must be >= 0.1 GB"));
+  const InputError text = error_of([] { parse(kFull, {"device.ram_gb=lots"}); });
+  CHECK(text.key_path() == "device.ram_gb");
 }
 
 TEST_CASE("a missing scenario file is an input error naming the file", "[loader]") {

@@ -80,7 +80,7 @@ void replay_small_run(RunObserver& o) {
 }
 
 bool has_unit_suffix(const std::string& column) {
-  for (const char* unit : {"_s", "_ms", "_w", "_j"}) {
+  for (const char* unit : {"_s", "_ms", "_w", "_j", "_bytes"}) {
     const std::string u(unit);
     if (column.size() > u.size() && column.compare(column.size() - u.size(), u.size(), u) == 0) {
       return true;
@@ -107,15 +107,19 @@ TEST_CASE("CSV headers are exact and every measured column names its unit") {
         "stream,request_id,batch_id,arrival_s,dispatch_s,start_s,completion_s,latency_ms\n");
   CHECK(MinibatchesCsv::kHeader ==
         "context,kind,item_id,batch_size,start_s,end_s,duration_ms,standalone_ms,"
-        "fetch_stall_ms,energy_j,provenance\n");
+        "fetch_stall_ms,energy_j,provenance,fetch_ms,preprocess_ms,cache_hit_samples\n");
   CHECK(PowerCsv::header(testing::orin_rails()) ==
         "time_s,VDD_GPU_SOC_w,VDD_CPU_CV_w,VIN_SYS_5V0_w,module_w\n");
-  CHECK(EpochsCsv::kHeader == "epoch,end_s,time_s,minibatches,samples,fetch_stall_s\n");
+  CHECK(EpochsCsv::kHeader ==
+        "epoch,end_s,time_s,minibatches,samples,fetch_stall_s,cache_hit_ratio,storage_bytes,"
+        "cache_bytes\n");
 
   // Identifiers, counts and labels are unitless; everything else carries a unit suffix.
-  const std::set<std::string> unitless{"stream", "request_id",  "batch_id",   "context",
-                                       "kind",   "item_id",     "batch_size", "provenance",
-                                       "epoch",  "minibatches", "samples"};
+  const std::set<std::string> unitless{"stream", "request_id", "batch_id", "context", "kind",
+                                       "item_id", "batch_size", "provenance", "epoch",
+                                       "minibatches", "samples",
+                                       // counts and a ratio of the data pipeline
+                                       "cache_hit_samples", "cache_hit_ratio"};
   for (std::string header :
        {std::string(RequestsCsv::kHeader), std::string(MinibatchesCsv::kHeader),
         PowerCsv::header(testing::orin_rails()), std::string(EpochsCsv::kHeader)}) {
@@ -143,9 +147,10 @@ TEST_CASE("the output writer streams the rows it is given") {
 
   const auto items = lines_of(read_file(dir.path() / "minibatches.csv"));
   REQUIRE(items.size() == 4);
-  CHECK(items[1] == "0,training,0,16,0.01,0.09,80,80,2.5,2.4,modelled");
-  CHECK(items[2] == "1,inference,0,2,0.09,0.14,50,50,0,1.2,extrapolated");
-  CHECK(items[3] == "1,inference,1,2,0.14,0.19,50,50,0,1.2,extrapolated");
+  // Without a dataloader the data pipeline's columns are 0.
+  CHECK(items[1] == "0,training,0,16,0.01,0.09,80,80,2.5,2.4,modelled,0,0,0");
+  CHECK(items[2] == "1,inference,0,2,0.09,0.14,50,50,0,1.2,extrapolated,0,0,0");
+  CHECK(items[3] == "1,inference,1,2,0.14,0.19,50,50,0,1.2,extrapolated,0,0,0");
 }
 
 TEST_CASE("a file that reaches outputs.max_rows stops the run with one line and leaves nothing") {
@@ -484,15 +489,22 @@ TEST_CASE("every completed epoch is a row of epochs.csv, written as it completes
   {
     OutputWriter writer(dir.path(), testing::small_scenario(), testing::orin_rails());
     replay_small_run(writer);
-    writer.on_epoch(EpochRecord{0, 1'250'000'000, 1'250'000'000, 79, 1250, 2'500'000});
-    writer.on_epoch(EpochRecord{1, 2'500'000'001, 1'250'000'001, 79, 1250, 0});
+    writer.on_epoch(
+        EpochRecord{0, 1'250'000'000, 1'250'000'000, 79, 1250, 2'500'000, std::nullopt});
+    writer.on_epoch(EpochRecord{1, 2'500'000'001, 1'250'000'001, 79, 1250, 0, std::nullopt});
+    // With a dataloader: 1000 of 1250 samples from the cache, 1 MB each.
+    writer.on_epoch(EpochRecord{2, 3'750'000'001, 1'250'000'000, 79, 1250, 0,
+                                EpochData{1000, 250, 1e9, 2.5e8}});
     writer.finish(testing::small_result());
   }
   const auto rows = lines_of(read_file(dir.path() / "epochs.csv"));
-  REQUIRE(rows.size() == 3);
-  CHECK(rows[0] == "epoch,end_s,time_s,minibatches,samples,fetch_stall_s");
-  CHECK(rows[1] == "0,1.25,1.25,79,1250,0.0025");
-  CHECK(rows[2] == "1,2.500000001,1.250000001,79,1250,0");
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0] ==
+        "epoch,end_s,time_s,minibatches,samples,fetch_stall_s,cache_hit_ratio,storage_bytes,"
+        "cache_bytes");
+  CHECK(rows[1] == "0,1.25,1.25,79,1250,0.0025,,,");
+  CHECK(rows[2] == "1,2.500000001,1.250000001,79,1250,0,,,");
+  CHECK(rows[3] == "2,3.750000001,1.25,79,1250,0,0.8,250000000,1000000000");
 }
 
 TEST_CASE("a scenario without a training job writes no epochs.csv") {
@@ -526,8 +538,8 @@ TEST_CASE("summary.json stays small however many epochs a run completes") {
   CHECK(doc.path("training.epoch_time_s.max").number == 0.001);
   const auto rows = lines_of(read_file(dir.path() / "epochs.csv"));
   REQUIRE(rows.size() == 100'001);
-  CHECK(rows[1] == "0,0.001,0.001,1,16,0");
-  CHECK(rows.back() == "99999,100,0.001,1,16,0");
+  CHECK(rows[1] == "0,0.001,0.001,1,16,0,,,");
+  CHECK(rows.back() == "99999,100,0.001,1,16,0,,,");
 }
 
 TEST_CASE("identical inputs give byte-identical files") {

@@ -561,8 +561,10 @@ TEST_CASE("a data pipeline draws power as a source of its own, summed with the o
   // Workers prepare each minibatch's data in 10 ms, drawing 4 W on the CPU rail while they do.
   class WorkersPipeline final : public DataPipeline {
    public:
-    void attach(PowerSink& power) override { workers_ = power.add_source("dataloader"); }
-    Time ready_at(std::uint64_t, Time wanted) override {
+    void attach(Simulator&, PowerSink& power, RunObserver*, NotifyFn) override {
+      workers_ = power.add_source("dataloader");
+    }
+    std::optional<Time> ready_at(std::uint64_t, Time wanted) override {
       sink_->set_power(workers_, std::vector<double>{0, 4, 0});
       return wanted + 10 * kMillisecond;
     }

@@ -1,0 +1,988 @@
+#include "backends/cuda/cuda_backend.hpp"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "backends/cuda/execution_plan.hpp"
+#include "backends/cuda/kernels.hpp"
+#include "backends/hardware/rail_attribution.hpp"
+#include "models/error.hpp"
+#include "models/workload/graph_workload.hpp"
+
+namespace fulcrum::backends::cuda {
+
+namespace {
+
+using models::OpKind;
+using i64 = std::int64_t;
+
+// Where a call was made, for error messages: "workload 'resnet50' training batch 16, layer
+// 'layer1.0.conv1'".
+struct Site {
+  const std::string* workload = nullptr;
+  const char* phase = "";
+  int batch = 0;
+  const std::string* layer = nullptr;
+  std::string text() const {
+    std::string s = "cuda backend";
+    if (workload != nullptr) {
+      s += ": workload '" + *workload + "' " + phase + " batch " + std::to_string(batch);
+    }
+    if (layer != nullptr) s += ", layer '" + *layer + "'";
+    return s;
+  }
+};
+
+void check(cudaError_t e, const char* call, const Site& site) {
+  if (e != cudaSuccess) {
+    throw Error(site.text() + ": " + call + " failed: " + cudaGetErrorName(e) + " (" +
+                cudaGetErrorString(e) + ")");
+  }
+}
+void check(cudnnStatus_t e, const char* call, const Site& site) {
+  if (e != CUDNN_STATUS_SUCCESS) {
+    throw Error(site.text() + ": " + call + " failed: " + cudnnGetErrorString(e));
+  }
+}
+void check(cublasStatus_t e, const char* call, const Site& site) {
+  if (e != CUBLAS_STATUS_SUCCESS) {
+    throw Error(site.text() + ": " + call + " failed: " + cublasGetStatusString(e));
+  }
+}
+
+// The first of cuDNN's ranked algorithms (`perf[0..found)`) whose workspace fits `limit`, as
+// PyTorch without cudnn.benchmark; grows `workspace` to it. Error naming `what` when none fits.
+template <typename Perf, typename Algo>
+void choose_algorithm(const Perf* perf, int found, std::size_t limit, Algo* algo,
+                      std::size_t* workspace, const Site& site, const char* what) {
+  for (int k = 0; k < found; ++k) {
+    if (perf[k].status == CUDNN_STATUS_SUCCESS && perf[k].memory <= limit) {
+      *algo = perf[k].algo;
+      *workspace = std::max(*workspace, perf[k].memory);
+      return;
+    }
+  }
+  throw Error(site.text() + ": cuDNN offers no " + what + " algorithm within the workspace limit");
+}
+
+// The blocks of a concatenation: `outer` runs of `out_block` floats in the output, each holding
+// every input's `in_block` at `offset`; calls part(input, in_block, offset) per input.
+template <typename Part>
+void for_each_concat_part(const ExecutionPlan& plan, const PlannedLayer& l, i64& outer,
+                          i64& out_block, Part part) {
+  outer = plan.batch_size;
+  for (std::size_t d = 0; d < l.layer->geometry.axis; ++d) outer *= l.layer->out[d];
+  out_block = l.output.floats / outer;
+  i64 offset = 0;
+  for (int in : l.inputs) {
+    const i64 in_block = plan.layers[static_cast<std::size_t>(in)].output.floats / outer;
+    part(in, in_block, offset);
+    offset += in_block;
+  }
+}
+
+int cores_per_sm(int major, int minor) {
+  // FP32 lanes per SM (CUDA C++ Programming Guide, "Compute Capabilities", arithmetic
+  // instruction throughput table).
+  if (major == 7) return 64;
+  if (major == 8) return minor == 0 ? 64 : 128;
+  if (major == 9) return 128;
+  if (major >= 10) return 128;
+  if (major == 6) return minor == 0 ? 64 : 128;
+  return 0;
+}
+
+int tensor_cores_per_sm(int major) { return major >= 7 ? 4 : 0; }
+
+}  // namespace
+
+struct CudaBackend::Context {
+  cudaStream_t stream = nullptr;
+  cudnnHandle_t cudnn = nullptr;
+  cublasHandle_t cublas = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  void* cublas_workspace = nullptr;
+  std::string name;
+
+  ~Context() {
+    if (cublas != nullptr) cublasDestroy(cublas);
+    if (cudnn != nullptr) cudnnDestroy(cudnn);
+    if (start != nullptr) cudaEventDestroy(start);
+    if (stop != nullptr) cudaEventDestroy(stop);
+    if (cublas_workspace != nullptr) cudaFree(cublas_workspace);
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+};
+
+// cuDNN state of one convolution layer.
+struct ConvState {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnConvolutionFwdAlgo_t fwd{};
+  cudnnConvolutionBwdDataAlgo_t bwd_data{};
+  cudnnConvolutionBwdFilterAlgo_t bwd_filter{};
+  std::size_t workspace = 0;
+  ~ConvState() {
+    if (x != nullptr) cudnnDestroyTensorDescriptor(x);
+    if (y != nullptr) cudnnDestroyTensorDescriptor(y);
+    if (w != nullptr) cudnnDestroyFilterDescriptor(w);
+    if (conv != nullptr) cudnnDestroyConvolutionDescriptor(conv);
+  }
+};
+
+struct CudaBackend::Prepared {
+  ExecutionPlan plan;
+  const models::GraphWorkload* workload = nullptr;
+  float* arena[kArenas] = {};
+  float* host_input = nullptr;  // pinned
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+  std::map<std::size_t, std::unique_ptr<ConvState>> convs;  // by plan index
+  std::vector<cudaEvent_t> layer_events;  // 2 per layer (forward) + 2 per layer (backward)
+  cudaGraphExec_t graph = nullptr;
+  int launches = 0;
+  bool warmed = false;
+  // What the meter measured over every window of this item so far (warm-up included): the
+  // item's power is their ratio, so that a counter coarser than one item still averages out.
+  double metered_j = 0, metered_s = 0, sampled_j = 0;
+  std::vector<double> metered_rail_j;
+
+  ~Prepared() {
+    if (graph != nullptr) cudaGraphExecDestroy(graph);
+    for (cudaEvent_t e : layer_events) cudaEventDestroy(e);
+    for (float* a : arena) cudaFree(a);
+    if (workspace != nullptr) cudaFree(workspace);
+    if (host_input != nullptr) cudaFreeHost(host_input);
+  }
+  float* at(const BufferRef& r) const { return arena[static_cast<int>(r.arena)] + r.offset; }
+  float* param_grad(const BufferRef& r) const {
+    return arena[static_cast<int>(Arena::parameter_gradients)] + r.offset;
+  }
+  float* momentum(const BufferRef& r) const {
+    return arena[static_cast<int>(Arena::momenta)] + r.offset;
+  }
+};
+
+int gpu_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+GpuProperties probe_gpu(int device) {
+  const Site site;
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", site);
+  if (device < 0 || device >= count) {
+    throw Error("cuda backend: no GPU " + std::to_string(device) + " (" + std::to_string(count) +
+                " found)");
+  }
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties", site);
+  GpuProperties g;
+  g.name = p.name;
+  g.compute_major = p.major;
+  g.compute_minor = p.minor;
+  g.sms = p.multiProcessorCount;
+  g.cuda_cores = g.sms * cores_per_sm(p.major, p.minor);
+  g.tensor_cores = g.sms * tensor_cores_per_sm(p.major);
+  g.memory_bytes = static_cast<double>(p.totalGlobalMem);
+  g.memory_bus_bits = p.memoryBusWidth;
+  g.l2_bytes = p.l2CacheSize;
+  int v = 0;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, device) == cudaSuccess && v > 0) {
+    g.sm_clock_khz = v;
+  }
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, device) == cudaSuccess && v > 0) {
+    g.memory_clock_khz = v;
+  }
+  cudaGetLastError();  // an attribute this runtime lacks is not an error of the next call
+  cudaRuntimeGetVersion(&g.runtime_version);
+  cudaDriverGetVersion(&g.driver_version);
+  return g;
+}
+
+CudaBackend::CudaBackend(const models::DeviceSpec& device, Options options)
+    : device_(device), options_(options), ctx_(std::make_unique<Context>()) {
+  const Site site;
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    throw Error(std::string("cuda backend: no usable GPU (") +
+                (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found") + ")");
+  }
+  check(cudaSetDevice(options_.device), "cudaSetDevice", site);
+  check(cudaStreamCreateWithFlags(&ctx_->stream, cudaStreamNonBlocking), "cudaStreamCreate", site);
+  check(cudnnCreate(&ctx_->cudnn), "cudnnCreate", site);
+  check(cudnnSetStream(ctx_->cudnn, ctx_->stream), "cudnnSetStream", site);
+  check(cublasCreate(&ctx_->cublas), "cublasCreate", site);
+  check(cublasSetStream(ctx_->cublas, ctx_->stream), "cublasSetStream", site);
+  // A workspace of our own, so that cuBLAS allocates nothing while a CUDA graph is captured.
+  constexpr std::size_t kCublasWorkspace = std::size_t{32} << 20;
+  check(cudaMalloc(&ctx_->cublas_workspace, kCublasWorkspace), "cudaMalloc(cublas workspace)",
+        site);
+  check(cublasSetWorkspace(ctx_->cublas, ctx_->cublas_workspace, kCublasWorkspace),
+        "cublasSetWorkspace", site);
+  check(cudaEventCreate(&ctx_->start), "cudaEventCreate", site);
+  check(cudaEventCreate(&ctx_->stop), "cudaEventCreate", site);
+  ctx_->name = probe_gpu(options_.device).name;
+  PowerMeterOptions meter_options;
+  meter_options.kind = options_.power_meter;
+  meter_options.summed_rails = device_.rails;
+  meter_options.nvml_device = static_cast<unsigned>(options_.device);
+  meter_ = make_power_meter(meter_options);
+}
+
+CudaBackend::~CudaBackend() {
+  prepared_.clear();
+  ctx_.reset();
+}
+
+std::string CudaBackend::gpu_name() const { return ctx_->name; }
+
+CudaBackend::Prepared& CudaBackend::prepared(const WorkItem& item) {
+  const auto* graph_workload = dynamic_cast<const models::GraphWorkload*>(item.workload);
+  if (graph_workload == nullptr) {
+    throw InputError("cuda backend: workload '" + item.workload->name() +
+                     "' has no layer graph to execute");
+  }
+  const Key key{item.workload, item.phase, item.batch_size};
+  if (auto it = prepared_.find(key); it != prepared_.end()) return *it->second;
+
+  auto p = std::make_unique<Prepared>();
+  p->workload = graph_workload;
+  p->plan = make_execution_plan(*graph_workload, item.phase, item.batch_size);
+  Site site{&p->plan.workload, models::to_string(item.phase), item.batch_size, nullptr};
+  // Allocate; when the GPU is full, give back what other items hold and try once more.
+  const auto allocate = [&](void** ptr, std::size_t bytes, const char* what) {
+    if (bytes == 0) return;
+    cudaError_t e = cudaMalloc(ptr, bytes);
+    if (e == cudaErrorMemoryAllocation && !prepared_.empty()) {
+      cudaGetLastError();
+      prepared_.clear();
+      e = cudaMalloc(ptr, bytes);
+    }
+    check(e, what, site);
+  };
+  for (int a = 0; a < kArenas; ++a) {
+    const std::size_t bytes = static_cast<std::size_t>(p->plan.arena_floats[a]) * sizeof(float);
+    allocate(reinterpret_cast<void**>(&p->arena[a]), bytes, "cudaMalloc(arena)");
+    if (bytes > 0) {
+      check(cudaMemsetAsync(p->arena[a], 0, bytes, ctx_->stream), "cudaMemsetAsync", site);
+    }
+  }
+  const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+  const auto b = static_cast<int>(item.batch_size);
+  for (std::size_t i = 0; i < p->plan.layers.size(); ++i) {
+    const PlannedLayer& l = p->plan.layers[i];
+    site.layer = &l.layer->name;
+    if (l.params.floats > 0) {
+      kernels::fill_uniform(p->at(l.params), l.params.floats, 0.05f, static_cast<unsigned>(i + 1),
+                            ctx_->stream);
+      check(cudaGetLastError(), "fill_uniform", site);
+    }
+    if (l.layer->kind != OpKind::conv) continue;
+    const models::Layer& in_layer =
+        p->workload->layers().layer(static_cast<models::LayerId>(l.inputs.front()));
+    const ImageDims x = image_dims(in_layer.out);
+    const ImageDims y = image_dims(l.layer->out);
+    const models::LayerGeometry& geo = l.layer->geometry;
+    auto c = std::make_unique<ConvState>();
+    check(cudnnCreateTensorDescriptor(&c->x), "cudnnCreateTensorDescriptor", site);
+    check(cudnnCreateTensorDescriptor(&c->y), "cudnnCreateTensorDescriptor", site);
+    check(cudnnCreateFilterDescriptor(&c->w), "cudnnCreateFilterDescriptor", site);
+    check(cudnnCreateConvolutionDescriptor(&c->conv), "cudnnCreateConvolutionDescriptor", site);
+    check(cudnnSetTensor4dDescriptor(c->x, CUDNN_TENSOR_NCHW, f32, b, static_cast<int>(x.c),
+                                     static_cast<int>(x.h), static_cast<int>(x.w)),
+          "cudnnSetTensor4dDescriptor(x)", site);
+    check(cudnnSetTensor4dDescriptor(c->y, CUDNN_TENSOR_NCHW, f32, b, static_cast<int>(y.c),
+                                     static_cast<int>(y.h), static_cast<int>(y.w)),
+          "cudnnSetTensor4dDescriptor(y)", site);
+    check(cudnnSetFilter4dDescriptor(c->w, f32, CUDNN_TENSOR_NCHW, static_cast<int>(y.c),
+                                     static_cast<int>(x.c / geo.groups),
+                                     static_cast<int>(geo.kernel), static_cast<int>(geo.kernel)),
+          "cudnnSetFilter4dDescriptor", site);
+    check(cudnnSetConvolution2dDescriptor(
+              c->conv, static_cast<int>(geo.padding), static_cast<int>(geo.padding),
+              static_cast<int>(geo.stride), static_cast<int>(geo.stride), 1, 1,
+              CUDNN_CROSS_CORRELATION, f32),
+          "cudnnSetConvolution2dDescriptor", site);
+    check(cudnnSetConvolutionGroupCount(c->conv, static_cast<int>(geo.groups)),
+          "cudnnSetConvolutionGroupCount", site);
+    // As PyTorch without cudnn.benchmark: the first algorithm of cuDNN's heuristics whose
+    // workspace fits.
+    constexpr int kAlgos = 16;
+    int found = 0;
+    const std::size_t limit = options_.workspace_limit_bytes;
+    {
+      cudnnConvolutionFwdAlgoPerf_t perf[kAlgos];
+      check(cudnnGetConvolutionForwardAlgorithm_v7(ctx_->cudnn, c->x, c->w, c->conv, c->y, kAlgos,
+                                                   &found, perf),
+            "cudnnGetConvolutionForwardAlgorithm_v7", site);
+      choose_algorithm(perf, found, limit, &c->fwd, &c->workspace, site, "forward");
+    }
+    if (item.phase == models::Phase::training) {
+      cudnnConvolutionBwdDataAlgoPerf_t perf[kAlgos];
+      check(cudnnGetConvolutionBackwardDataAlgorithm_v7(ctx_->cudnn, c->w, c->y, c->conv, c->x,
+                                                        kAlgos, &found, perf),
+            "cudnnGetConvolutionBackwardDataAlgorithm_v7", site);
+      choose_algorithm(perf, found, limit, &c->bwd_data, &c->workspace, site, "backward-data");
+      cudnnConvolutionBwdFilterAlgoPerf_t fperf[kAlgos];
+      check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(ctx_->cudnn, c->x, c->y, c->conv, c->w,
+                                                          kAlgos, &found, fperf),
+            "cudnnGetConvolutionBackwardFilterAlgorithm_v7", site);
+      choose_algorithm(fperf, found, limit, &c->bwd_filter, &c->workspace, site, "backward-filter");
+    }
+    p->workspace_bytes = std::max(p->workspace_bytes, c->workspace);
+    p->convs[i] = std::move(c);
+  }
+  site.layer = nullptr;
+  allocate(&p->workspace, p->workspace_bytes, "cudaMalloc(cudnn workspace)");
+  // The input minibatch, random, in pinned host memory: copied to the GPU at every item.
+  const std::size_t input_bytes =
+      static_cast<std::size_t>(p->plan.layers.front().output.floats) * sizeof(float);
+  check(cudaMallocHost(reinterpret_cast<void**>(&p->host_input), input_bytes), "cudaMallocHost",
+        site);
+  for (std::size_t k = 0; k < input_bytes / sizeof(float); ++k) {
+    p->host_input[k] = static_cast<float>((k * 2654435761u) % 1000u) / 1000.f;
+  }
+  if (options_.layer_timing) {
+    p->layer_events.resize(4 * p->plan.layers.size());
+    for (cudaEvent_t& e : p->layer_events) check(cudaEventCreate(&e), "cudaEventCreate", site);
+  }
+  check(cudaStreamSynchronize(ctx_->stream), "cudaStreamSynchronize(prepare)", site);
+  auto [it, inserted] = prepared_.emplace(key, std::move(p));
+  (void)inserted;
+  return *it->second;
+}
+
+void CudaBackend::enqueue(Prepared& p) {
+  const ExecutionPlan& plan = p.plan;
+  const bool training = plan.phase == models::Phase::training;
+  const i64 batch = plan.batch_size;
+  cudaStream_t s = ctx_->stream;
+  cublasHandle_t blas = ctx_->cublas;
+  cudnnHandle_t dnn = ctx_->cudnn;
+  Site site{&plan.workload, models::to_string(plan.phase), plan.batch_size, nullptr};
+  int launches = 0;
+  const auto launched = [&](const char* what) {
+    ++launches;
+    check(cudaGetLastError(), what, site);
+  };
+  const float one = 1.f, zero = 0.f;
+  const auto shape_of = [&](int index) -> const models::Shape& {
+    return plan.layers[static_cast<std::size_t>(index)].layer->out;
+  };
+  const bool timing = options_.layer_timing && p.graph == nullptr && !p.layer_events.empty();
+  const auto mark = [&](std::size_t slot) {
+    if (timing) check(cudaEventRecord(p.layer_events[slot], s), "cudaEventRecord", site);
+  };
+  const std::size_t n_layers = plan.layers.size();
+
+  // ---- forward ----
+  for (std::size_t i = 0; i < n_layers; ++i) {
+    const PlannedLayer& l = plan.layers[i];
+    if (l.is_view) continue;
+    site.layer = &l.layer->name;
+    mark(2 * i);
+    const models::Layer& L = *l.layer;
+    float* y = p.at(l.output);
+    const float* x = l.inputs.empty() ? nullptr : p.at(plan.layers[l.inputs[0]].output);
+    const i64 out_n = l.output.floats;
+    switch (L.kind) {
+      case OpKind::input:
+        check(cudaMemcpyAsync(y, p.host_input, static_cast<std::size_t>(out_n) * sizeof(float),
+                              cudaMemcpyHostToDevice, s),
+              "cudaMemcpyAsync(input)", site);
+        ++launches;
+        break;
+      case OpKind::conv: {
+        const ConvState& c = *p.convs.at(i);
+        check(cudnnConvolutionForward(dnn, &one, c.x, x, c.w, p.at(l.params), c.conv, c.fwd,
+                                      p.workspace, p.workspace_bytes, &zero, c.y, y),
+              "cudnnConvolutionForward", site);
+        ++launches;
+        if (L.geometry.bias) {
+          const ImageDims d = image_dims(L.out);
+          kernels::bias_add(y, p.at(l.params) + l.param_tensors[0], batch, d.c, d.h * d.w, s);
+          launched("bias_add");
+        }
+        break;
+      }
+      case OpKind::linear: {
+        const i64 in_f = shape_of(l.inputs[0]).dims.back();
+        const i64 out_f = L.out.dims.back();
+        const i64 rows = out_n / out_f;
+        check(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(out_f),
+                          static_cast<int>(rows), static_cast<int>(in_f), &one, p.at(l.params),
+                          static_cast<int>(in_f), x, static_cast<int>(in_f), &zero, y,
+                          static_cast<int>(out_f)),
+              "cublasSgemm", site);
+        ++launches;
+        if (L.geometry.bias) {
+          kernels::bias_add(y, p.at(l.params) + l.param_tensors[0], rows, out_f, 1, s);
+          launched("bias_add");
+        }
+        break;
+      }
+      case OpKind::matmul: {
+        const float* a = x;
+        const float* bm = p.at(plan.layers[l.inputs[1]].output);
+        if (L.out.rank() == 3) {  // scores {h, T, T} = Q K^T per head
+          const i64 heads = L.out[0], t = L.out[1];
+          const i64 dh = shape_of(l.inputs[0]).dims.back() / heads;
+          check(cublasSgemmStridedBatched(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t),
+                                          static_cast<int>(t), static_cast<int>(dh), &one, bm,
+                                          static_cast<int>(dh), t * dh, a, static_cast<int>(dh),
+                                          t * dh, &zero, y, static_cast<int>(t), t * t,
+                                          static_cast<int>(batch * heads)),
+                "cublasSgemmStridedBatched", site);
+        } else {  // context {T, d} = P V per head
+          const models::Shape& ps = shape_of(l.inputs[0]);
+          const i64 heads = ps[0], t = ps[1];
+          const i64 dh = L.out.dims.back() / heads;
+          check(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dh),
+                                          static_cast<int>(t), static_cast<int>(t), &one, bm,
+                                          static_cast<int>(dh), t * dh, a, static_cast<int>(t),
+                                          t * t, &zero, y, static_cast<int>(dh), t * dh,
+                                          static_cast<int>(batch * heads)),
+                "cublasSgemmStridedBatched", site);
+        }
+        ++launches;
+        break;
+      }
+      case OpKind::bn: {
+        const ImageDims d = image_dims(L.out);
+        float* stats = p.at(l.scratch);
+        const float* gamma = p.at(l.params);
+        if (training) {
+          kernels::bn_stats(stats, x, batch, d.c, d.h * d.w, s);
+          launched("bn_stats");
+        }
+        kernels::bn_apply(y, x, stats, gamma, gamma + d.c, batch, d.c, d.h * d.w, s);
+        launched("bn_apply");
+        break;
+      }
+      case OpKind::layernorm: {
+        const i64 width = L.out.dims.back();
+        const float* gamma = p.at(l.params);
+        kernels::layernorm(y, p.at(l.scratch), x, gamma, gamma + width, out_n / width, width, s);
+        launched("layernorm");
+        break;
+      }
+      case OpKind::act:
+        kernels::activation(y, x, out_n, static_cast<int>(L.geometry.activation), s);
+        launched("activation");
+        break;
+      case OpKind::pool: {
+        const ImageDims in = image_dims(shape_of(l.inputs[0]));
+        if (L.geometry.kernel == 0) {
+          kernels::global_avg_pool(y, x, batch * in.c, in.h * in.w, s);
+        } else {
+          const ImageDims o = image_dims(L.out);
+          kernels::pool(y, x, batch * in.c, in.h, in.w, o.h, o.w, L.geometry.kernel,
+                        L.geometry.stride, L.geometry.padding, L.geometry.max_pool, s);
+        }
+        launched("pool");
+        break;
+      }
+      case OpKind::add:
+        kernels::add(y, x, p.at(plan.layers[l.inputs[1]].output), out_n, s);
+        launched("add");
+        break;
+      case OpKind::mul: {
+        const i64 inner = static_cast<i64>(L.out.elements() / shape_of(l.inputs[1]).elements());
+        kernels::mul_broadcast(y, x, p.at(plan.layers[l.inputs[1]].output), out_n, inner, s);
+        launched("mul_broadcast");
+        break;
+      }
+      case OpKind::concat: {
+        i64 outer = 0, out_block = 0;
+        for_each_concat_part(plan, l, outer, out_block, [&](int in, i64 in_block, i64 offset) {
+          kernels::concat_copy(y, p.at(plan.layers[in].output), outer, in_block, out_block, offset,
+                               s);
+          launched("concat_copy");
+        });
+        break;
+      }
+      case OpKind::upsample: {
+        const ImageDims in = image_dims(shape_of(l.inputs[0]));
+        kernels::upsample_nearest(y, x, batch * in.c, in.h, in.w, L.out[1] / in.h, s);
+        launched("upsample_nearest");
+        break;
+      }
+      case OpKind::softmax: {
+        const i64 width = L.out.dims.back();
+        if (L.geometry.attention_scaling) {
+          kernels::scale(y, x, out_n, 1.f / std::sqrt(static_cast<float>(width)), s);
+          launched("scale");
+          kernels::mask_add(y, out_n / width, width, s);
+          launched("mask_add");
+          kernels::softmax(y, y, out_n / width, width, s);
+        } else {
+          kernels::softmax(y, x, out_n / width, width, s);
+        }
+        launched("softmax");
+        break;
+      }
+      case OpKind::embedding: {
+        const i64 dim = L.out.dims.back();
+        kernels::embedding_gather(y, x, p.at(l.params), out_n / dim, dim, l.params.floats / dim, s);
+        launched("embedding_gather");
+        break;
+      }
+      case OpKind::lstm: {
+        const models::Shape& xs = shape_of(l.inputs[0]);
+        const i64 t_steps = xs[0], xd = xs[1], h = L.out.dims.back();
+        float* gates = p.at(l.scratch);
+        float* cells = gates + batch * t_steps * 4 * h;
+        const float* w_ih = p.at(l.params);
+        const float* w_hh = w_ih + l.param_tensors[0];
+        const float* bias = w_hh + l.param_tensors[1];
+        check(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(4 * h),
+                          static_cast<int>(batch * t_steps), static_cast<int>(xd), &one, w_ih,
+                          static_cast<int>(xd), x, static_cast<int>(xd), &zero, gates,
+                          static_cast<int>(4 * h)),
+              "cublasSgemm(input projection)", site);
+        ++launches;
+        for (i64 t = 0; t < t_steps; ++t) {
+          if (t > 0) {
+            check(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(4 * h),
+                              static_cast<int>(batch), static_cast<int>(h), &one, w_hh,
+                              static_cast<int>(h), y + (t - 1) * h, static_cast<int>(t_steps * h),
+                              &one, gates + t * 4 * h, static_cast<int>(t_steps * 4 * h)),
+                  "cublasSgemm(recurrent)", site);
+            ++launches;
+          }
+          kernels::lstm_cell(gates + t * 4 * h, t_steps * 4 * h, bias,
+                             t > 0 ? cells + (t - 1) * h : nullptr, cells + t * h, t_steps * h,
+                             y + t * h, t_steps * h, batch, h, s);
+          launched("lstm_cell");
+        }
+        break;
+      }
+      case OpKind::view:
+        break;
+    }
+    mark(2 * i + 1);
+  }
+  site.layer = nullptr;
+
+  if (training) {
+    // ---- loss and backward ----
+    const auto memset_arena = [&](Arena a, const char* what) {
+      const std::size_t bytes = static_cast<std::size_t>(plan.floats(a)) * sizeof(float);
+      if (bytes > 0) check(cudaMemsetAsync(p.arena[static_cast<int>(a)], 0, bytes, s), what, site);
+      ++launches;
+    };
+    memset_arena(Arena::gradients, "cudaMemsetAsync(gradients)");
+    memset_arena(Arena::parameter_gradients, "cudaMemsetAsync(parameter gradients)");
+    for (const PlannedLayer& l : plan.layers) {
+      if (!l.is_output) continue;
+      site.layer = &l.layer->name;
+      kernels::mse_loss_grad(p.at(l.gradient), p.at(l.output), l.output.floats, s);
+      launched("mse_loss_grad");
+    }
+    for (std::size_t i = n_layers; i-- > 0;) {
+      const PlannedLayer& l = plan.layers[i];
+      if (l.is_view || l.layer->kind == OpKind::input) continue;
+      site.layer = &l.layer->name;
+      mark(2 * n_layers + 2 * i);
+      const models::Layer& L = *l.layer;
+      const float* y = p.at(l.output);
+      const float* dy = p.at(l.gradient);
+      const PlannedLayer& in0 = plan.layers[l.inputs[0]];
+      const float* x = p.at(in0.output);
+      float* dx = p.at(in0.gradient);
+      const i64 out_n = l.output.floats;
+      switch (L.kind) {
+        case OpKind::conv: {
+          const ConvState& c = *p.convs.at(i);
+          if (L.geometry.bias) {
+            const ImageDims d = image_dims(L.out);
+            kernels::bias_grad(p.param_grad(l.params) + l.param_tensors[0], dy, batch, d.c,
+                               d.h * d.w, s);
+            launched("bias_grad");
+          }
+          if (l.needs_input_gradient) {
+            check(cudnnConvolutionBackwardData(dnn, &one, c.w, p.at(l.params), c.y, dy, c.conv,
+                                               c.bwd_data, p.workspace, p.workspace_bytes, &one,
+                                               c.x, dx),
+                  "cudnnConvolutionBackwardData", site);
+            ++launches;
+          }
+          check(cudnnConvolutionBackwardFilter(dnn, &one, c.x, x, c.y, dy, c.conv, c.bwd_filter,
+                                               p.workspace, p.workspace_bytes, &zero, c.w,
+                                               p.param_grad(l.params)),
+                "cudnnConvolutionBackwardFilter", site);
+          ++launches;
+          break;
+        }
+        case OpKind::linear: {
+          const i64 in_f = shape_of(l.inputs[0]).dims.back();
+          const i64 out_f = L.out.dims.back();
+          const i64 rows = out_n / out_f;
+          if (l.needs_input_gradient) {
+            check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(in_f),
+                              static_cast<int>(rows), static_cast<int>(out_f), &one, p.at(l.params),
+                              static_cast<int>(in_f), dy, static_cast<int>(out_f), &one, dx,
+                              static_cast<int>(in_f)),
+                  "cublasSgemm(dgrad)", site);
+            ++launches;
+          }
+          check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(in_f),
+                            static_cast<int>(out_f), static_cast<int>(rows), &one, x,
+                            static_cast<int>(in_f), dy, static_cast<int>(out_f), &zero,
+                            p.param_grad(l.params), static_cast<int>(in_f)),
+                "cublasSgemm(wgrad)", site);
+          ++launches;
+          if (L.geometry.bias) {
+            kernels::bias_grad(p.param_grad(l.params) + l.param_tensors[0], dy, rows, out_f, 1, s);
+            launched("bias_grad");
+          }
+          break;
+        }
+        case OpKind::matmul: {
+          const PlannedLayer& in1 = plan.layers[l.inputs[1]];
+          const float* bm = p.at(in1.output);
+          float* dbm = p.at(in1.gradient);
+          if (L.out.rank() == 3) {  // S = Q K^T: dQ = dS K, dK = dS^T Q
+            const i64 heads = L.out[0], t = L.out[1];
+            const i64 dh = shape_of(l.inputs[0]).dims.back() / heads;
+            const int hb = static_cast<int>(batch * heads);
+            check(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dh),
+                                            static_cast<int>(t), static_cast<int>(t), &one, bm,
+                                            static_cast<int>(dh), t * dh, dy, static_cast<int>(t),
+                                            t * t, &one, dx, static_cast<int>(dh), t * dh, hb),
+                  "cublasSgemmStridedBatched(grad a)", site);
+            check(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(dh),
+                                            static_cast<int>(t), static_cast<int>(t), &one, x,
+                                            static_cast<int>(dh), t * dh, dy, static_cast<int>(t),
+                                            t * t, &one, dbm, static_cast<int>(dh), t * dh, hb),
+                  "cublasSgemmStridedBatched(grad b)", site);
+          } else {  // C = P V: dP = dC V^T, dV = P^T dC
+            const models::Shape& ps = shape_of(l.inputs[0]);
+            const i64 heads = ps[0], t = ps[1];
+            const i64 dh = L.out.dims.back() / heads;
+            const int hb = static_cast<int>(batch * heads);
+            check(cublasSgemmStridedBatched(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t),
+                                            static_cast<int>(t), static_cast<int>(dh), &one, bm,
+                                            static_cast<int>(dh), t * dh, dy, static_cast<int>(dh),
+                                            t * dh, &one, dx, static_cast<int>(t), t * t, hb),
+                  "cublasSgemmStridedBatched(grad a)", site);
+            check(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(dh),
+                                            static_cast<int>(t), static_cast<int>(t), &one, dy,
+                                            static_cast<int>(dh), t * dh, x, static_cast<int>(t),
+                                            t * t, &one, dbm, static_cast<int>(dh), t * dh, hb),
+                  "cublasSgemmStridedBatched(grad b)", site);
+          }
+          launches += 2;
+          break;
+        }
+        case OpKind::bn: {
+          const ImageDims d = image_dims(L.out);
+          float* stats = p.at(l.scratch);
+          float* dgamma = p.param_grad(l.params);
+          kernels::bn_grad_reduce(stats, dgamma, dgamma + d.c, dy, x, batch, d.c, d.h * d.w, s);
+          launched("bn_grad_reduce");
+          kernels::bn_grad_apply(dx, dy, x, stats, p.at(l.params), batch, d.c, d.h * d.w, s);
+          launched("bn_grad_apply");
+          break;
+        }
+        case OpKind::layernorm: {
+          const i64 width = L.out.dims.back();
+          float* dgamma = p.param_grad(l.params);
+          kernels::layernorm_grad(dx, dgamma, dgamma + width, dy, x, p.at(l.scratch),
+                                  p.at(l.params), out_n / width, width, s);
+          launched("layernorm_grad");
+          break;
+        }
+        case OpKind::act:
+          kernels::activation_grad(dx, dy, x, out_n, static_cast<int>(L.geometry.activation), s);
+          launched("activation_grad");
+          break;
+        case OpKind::pool: {
+          const ImageDims in = image_dims(shape_of(l.inputs[0]));
+          if (L.geometry.kernel == 0) {
+            kernels::global_avg_pool_grad(dx, dy, batch * in.c, in.h * in.w, s);
+          } else {
+            const ImageDims o = image_dims(L.out);
+            kernels::pool_grad(dx, dy, x, batch * in.c, in.h, in.w, o.h, o.w, L.geometry.kernel,
+                               L.geometry.stride, L.geometry.padding, L.geometry.max_pool, s);
+          }
+          launched("pool_grad");
+          break;
+        }
+        case OpKind::add:
+          kernels::add_grad(dx, p.at(plan.layers[l.inputs[1]].gradient), dy, out_n, s);
+          launched("add_grad");
+          break;
+        case OpKind::mul: {
+          const PlannedLayer& in1 = plan.layers[l.inputs[1]];
+          const i64 inner = static_cast<i64>(L.out.elements() / shape_of(l.inputs[1]).elements());
+          kernels::mul_broadcast_grad(dx, p.at(in1.gradient), dy, x, p.at(in1.output), out_n, inner,
+                                      s);
+          launched("mul_broadcast_grad");
+          break;
+        }
+        case OpKind::concat: {
+          i64 outer = 0, out_block = 0;
+          for_each_concat_part(plan, l, outer, out_block, [&](int in, i64 in_block, i64 offset) {
+            kernels::concat_split(p.at(plan.layers[in].gradient), dy, outer, in_block, out_block,
+                                  offset, s);
+            launched("concat_split");
+          });
+          break;
+        }
+        case OpKind::upsample: {
+          const ImageDims in = image_dims(shape_of(l.inputs[0]));
+          kernels::upsample_nearest_grad(dx, dy, batch * in.c, in.h, in.w, L.out[1] / in.h, s);
+          launched("upsample_nearest_grad");
+          break;
+        }
+        case OpKind::softmax: {
+          const i64 width = L.out.dims.back();
+          kernels::softmax_grad(dx, dy, y, out_n / width, width, s);
+          launched("softmax_grad");
+          if (L.geometry.attention_scaling) {
+            kernels::scale(dx, dx, out_n, 1.f / std::sqrt(static_cast<float>(width)), s);
+            launched("scale");
+          }
+          break;
+        }
+        case OpKind::embedding: {
+          const i64 dim = L.out.dims.back();
+          kernels::embedding_scatter_add(p.param_grad(l.params), x, dy, out_n / dim, dim,
+                                         l.params.floats / dim, s);
+          launched("embedding_scatter_add");
+          break;
+        }
+        case OpKind::lstm: {
+          const models::Shape& xs = shape_of(l.inputs[0]);
+          const i64 t_steps = xs[0], xd = xs[1], h = L.out.dims.back();
+          const float* gates = p.at(l.scratch);
+          const float* cells = gates + batch * t_steps * 4 * h;
+          float* dgates = const_cast<float*>(cells) + batch * t_steps * h;
+          float* dh_carry = dgates + batch * t_steps * 4 * h;
+          float* dc_carry = dh_carry + batch * h;
+          const float* w_ih = p.at(l.params);
+          const float* w_hh = w_ih + l.param_tensors[0];
+          float* dw_ih = p.param_grad(l.params);
+          float* dw_hh = dw_ih + l.param_tensors[0];
+          float* db = dw_hh + l.param_tensors[1];
+          check(cudaMemsetAsync(dh_carry, 0, static_cast<std::size_t>(2 * batch * h) * 4, s),
+                "cudaMemsetAsync(lstm carry)", site);
+          ++launches;
+          const int ld_g = static_cast<int>(t_steps * 4 * h);
+          for (i64 t = t_steps; t-- > 0;) {
+            kernels::lstm_cell_grad(dgates + t * 4 * h, t_steps * 4 * h, gates + t * 4 * h,
+                                    t > 0 ? cells + (t - 1) * h : nullptr, cells + t * h,
+                                    t_steps * h, dy + t * h, t_steps * h, dh_carry, dc_carry, batch,
+                                    h, s);
+            launched("lstm_cell_grad");
+            if (t > 0) {
+              check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(h),
+                                static_cast<int>(batch), static_cast<int>(4 * h), &one, w_hh,
+                                static_cast<int>(h), dgates + t * 4 * h, ld_g, &zero, dh_carry,
+                                static_cast<int>(h)),
+                    "cublasSgemm(recurrent dgrad)", site);
+              ++launches;
+            }
+          }
+          const int bt = static_cast<int>(batch * t_steps);
+          check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(xd),
+                            static_cast<int>(4 * h), bt, &one, x, static_cast<int>(xd), dgates,
+                            static_cast<int>(4 * h), &one, dw_ih, static_cast<int>(xd)),
+                "cublasSgemm(wgrad input)", site);
+          check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(h),
+                            static_cast<int>(4 * h), bt, &one, y, static_cast<int>(h), dgates,
+                            static_cast<int>(4 * h), &one, dw_hh, static_cast<int>(h)),
+                "cublasSgemm(wgrad recurrent)", site);
+          launches += 2;
+          kernels::bias_grad(db, dgates, batch * t_steps, 4 * h, 1, s);
+          launched("bias_grad");
+          if (l.needs_input_gradient) {
+            check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(xd), bt,
+                              static_cast<int>(4 * h), &one, w_ih, static_cast<int>(xd), dgates,
+                              static_cast<int>(4 * h), &one, dx, static_cast<int>(xd)),
+                  "cublasSgemm(dgrad input)", site);
+            ++launches;
+          }
+          break;
+        }
+        case OpKind::input:
+        case OpKind::view:
+          break;
+      }
+      // The optimizer update of this layer's parameters (PyTorch's per-tensor loop).
+      i64 offset = 0;
+      for (i64 size : l.param_tensors) {
+        kernels::sgd_momentum(p.at(l.params) + offset, p.momentum(l.params) + offset,
+                              p.param_grad(l.params) + offset, size, 0.01f, 0.9f, s);
+        launched("sgd_momentum");
+        offset += size;
+      }
+      mark(2 * n_layers + 2 * i + 1);
+    }
+  }
+  p.launches = launches;
+}
+
+CudaBackend::RunTimes CudaBackend::run_once(Prepared& p) {
+  const Site site{&p.plan.workload, models::to_string(p.plan.phase), p.plan.batch_size, nullptr};
+  cudaStream_t s = ctx_->stream;
+  // Meter the item until its average power rests on options_.metered_seconds of windows; after
+  // that the meter's own calls (NVML takes milliseconds per call) would cost more host time
+  // between items than they add knowledge.
+  const bool metered = p.metered_s < options_.metered_seconds;
+  if (metered) meter_->start();
+  const auto wall_start = std::chrono::steady_clock::now();
+  check(cudaEventRecord(ctx_->start, s), "cudaEventRecord", site);
+  if (p.graph != nullptr) {
+    check(cudaGraphLaunch(p.graph, s), "cudaGraphLaunch", site);
+  } else {
+    enqueue(p);
+  }
+  check(cudaEventRecord(ctx_->stop, s), "cudaEventRecord", site);
+  check(cudaEventSynchronize(ctx_->stop), "cudaEventSynchronize", site);
+  const auto wall_end = std::chrono::steady_clock::now();
+  RunTimes t;
+  check(cudaEventElapsedTime(&t.gpu_ms, ctx_->start, ctx_->stop), "cudaEventElapsedTime", site);
+  t.wall = std::chrono::duration_cast<std::chrono::nanoseconds>(wall_end - wall_start);
+  if (!metered) return t;
+  const EnergyReading reading = meter_->stop();
+  // Accumulate the meter's window: the meter's energy (0 where a coarse counter did not tick in
+  // it) and, as a stand-in until the counter has ticked at all, the sampled power.
+  p.metered_j += reading.module_energy_j;
+  p.metered_s += reading.duration_s;
+  p.metered_rail_j.resize(reading.rail_energy_j.size(), 0);
+  for (std::size_t r = 0; r < reading.rail_energy_j.size(); ++r) {
+    p.metered_rail_j[r] += reading.rail_energy_j[r];
+  }
+  if (!reading.series.module_power_w.empty()) {
+    double sum = 0;
+    for (double w : reading.series.module_power_w) sum += w;
+    p.sampled_j +=
+        sum / static_cast<double>(reading.series.module_power_w.size()) * reading.duration_s;
+  }
+  return t;
+}
+
+const Completion& CudaBackend::execute(const WorkItem& item) {
+  if (item.workload == nullptr) throw Error("cuda backend: a work item without a workload");
+  if (item.batch_size < 1) {
+    throw InputError("cuda backend: workload '" + item.workload->name() +
+                     "': batch size must be >= 1, got " + std::to_string(item.batch_size));
+  }
+  Prepared& p = prepared(item);
+  const Site site{&p.plan.workload, models::to_string(item.phase), item.batch_size, nullptr};
+  cudaStream_t s = ctx_->stream;
+  if (options_.cuda_graphs && p.graph == nullptr) {
+    cudaGraph_t graph = nullptr;
+    check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture",
+          site);
+    try {
+      enqueue(p);
+    } catch (...) {
+      cudaStreamEndCapture(s, &graph);
+      if (graph != nullptr) cudaGraphDestroy(graph);
+      throw;
+    }
+    check(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture", site);
+    const cudaError_t e = cudaGraphInstantiate(&p.graph, graph, 0);
+    cudaGraphDestroy(graph);
+    check(e, "cudaGraphInstantiate", site);
+  }
+  // Warm-up, untimed: the first runs load kernels lazily and let the clocks and the power rise.
+  // At least kWarmupRuns runs and kWarmupSeconds of metered time.
+  constexpr int kWarmupRuns = 3;
+  constexpr double kWarmupSeconds = 0.5;
+  if (!p.warmed) {
+    for (int k = 0; k < kWarmupRuns || (meter_->measures() && p.metered_s < kWarmupSeconds); ++k) {
+      run_once(p);
+    }
+    p.warmed = true;
+  }
+  const RunTimes times = run_once(p);
+  float ms = times.gpu_ms;
+  last_gpu_ms_ = ms;
+  last_launches_ = p.launches;
+
+  layer_times_.clear();
+  if (options_.layer_timing && p.graph == nullptr && !p.layer_events.empty()) {
+    const std::size_t n = p.plan.layers.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const PlannedLayer& l = p.plan.layers[i];
+      if (l.is_view) continue;
+      LayerTime t;
+      t.layer = l.layer->name;
+      check(cudaEventElapsedTime(&ms, p.layer_events[2 * i], p.layer_events[2 * i + 1]),
+            "cudaEventElapsedTime(layer)", site);
+      t.forward_ms = ms;
+      if (p.plan.phase == models::Phase::training && l.layer->kind != OpKind::input) {
+        float b = 0;
+        check(cudaEventElapsedTime(&b, p.layer_events[2 * n + 2 * i],
+                                   p.layer_events[2 * n + 2 * i + 1]),
+              "cudaEventElapsedTime(layer)", site);
+        t.backward_ms = b;
+      }
+      layer_times_.push_back(std::move(t));
+    }
+  }
+
+  // The item's duration is the wall time from its first launch to its completion: the GPU time
+  // plus whatever the host's launches leave the GPU waiting, which is part of what a minibatch
+  // costs (and what the engine's wall-clock mode must see, so that virtual and real time agree).
+  const double seconds = static_cast<double>(times.wall.count()) * 1e-9;
+  completion_ = {};
+  completion_.duration = std::max(std::chrono::nanoseconds(1), times.wall);
+  // Energy: the item's average power over all its metered windows so far, times its duration.
+  // NVML's energy counter ticks more slowly than a short minibatch takes; averaging over the
+  // item's history (0.5 s of warm-up at least) makes each figure unbiased instead of 0 or a
+  // whole tick.
+  const bool ticked = p.metered_j > 0;
+  const double power_w = p.metered_s > 0 ? (ticked ? p.metered_j : p.sampled_j) / p.metered_s : 0;
+  const double item_j = power_w * seconds;
+  EnergyReading scaled;
+  scaled.duration_s = seconds;
+  scaled.module_energy_j = item_j;
+  for (std::size_t r = 0; r < p.metered_rail_j.size(); ++r) {
+    scaled.rail_energy_j.push_back(ticked ? p.metered_rail_j[r] / p.metered_j * item_j
+                                          : (r == 0 ? item_j : 0));
+  }
+  completion_.rail_energy_j = device_rail_energy_j(scaled, meter_->rail_names(), device_.rails);
+  completion_.module_energy_j = item_j;
+  completion_.provenance = models::Provenance::measured;
+  return completion_;
+}
+
+models::RailPower CudaBackend::idle_power(const models::PowerMode& /*mode*/) {
+  // The clocks of this GPU are never changed, so one reading serves every mode.
+  if (!idle_) {
+    const Site site;
+    check(cudaStreamSynchronize(ctx_->stream), "cudaStreamSynchronize", site);
+    meter_->start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const EnergyReading r = meter_->stop();
+    const models::RailValues rails = device_rail_energy_j(r, meter_->rail_names(), device_.rails);
+    models::RailPower idle;
+    for (std::size_t k = 0; k < device_.rails.size(); ++k) {
+      idle.power_w.push_back(r.duration_s > 0 ? rails[k] / r.duration_s : 0);
+    }
+    idle_ = idle;
+  }
+  return *idle_;
+}
+
+}  // namespace fulcrum::backends::cuda

@@ -1,0 +1,121 @@
+// CudaBackend: executes work items on an NVIDIA GPU for real. Each (workload, phase, batch size)
+// is prepared once (execution_plan.hpp: device buffers sized from the layer graph, cuDNN
+// descriptors and algorithms, random weights and inputs) and then run per item: the input copy,
+// per layer cuDNN convolutions (forward, backward data, backward filter; grouped and depthwise
+// through cuDNN's group count), cuBLAS products (fully connected, attention, LSTM gates) and the
+// backend's own kernels (kernels.hpp), then in training the MSE loss, the backward pass in
+// reverse order and an SGD-with-momentum update per parameter tensor. The item's duration is its
+// wall time from the first launch to the end of its last kernel (CUDA events give the GPU time
+// apart, last_gpu_ms()); its energy is the item's average power times that duration, the power
+// metered (NVML's energy counter on a data-centre GPU, the INA3221 rails on a Jetson) over its
+// warm-up and first runs, Options::metered_seconds in all.
+// Every CUDA, cuDNN and cuBLAS call is checked; a failure is an Error naming the workload, the
+// layer and the call.
+//
+//   CudaBackend gpu(h100_spec, {.cuda_graphs = false, .layer_timing = true});
+//   const Completion& c = gpu.execute({&resnet50, Phase::training, 16, mode});
+//   for (const LayerTime& t : gpu.last_layer_times()) ...
+//
+// This header includes no CUDA header, so that the verbs can use it; cuda_backend.cpp does.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/hardware/power_meter.hpp"
+
+namespace fulcrum::backends::cuda {
+
+struct LayerTime {
+  std::string layer;
+  double forward_ms = 0;
+  double backward_ms = 0;  // training; includes the layer's update
+};
+
+class CudaBackend final : public Backend {
+ public:
+  struct Options {
+    int device = 0;             // CUDA device index (and NVML index)
+    bool cuda_graphs = false;   // capture each prepared item once, then replay the graph
+    bool layer_timing = false;  // CUDA events around every layer (adds a little host time)
+    PowerMeterKind power_meter = PowerMeterKind::automatic;
+    std::size_t workspace_limit_bytes = std::size_t{512} << 20;  // cuDNN algorithm choice
+    // Each (workload, phase, batch) is metered until this much of its run time has been: its
+    // average power then stands, and later items cost no meter calls (NVML's take milliseconds).
+    double metered_seconds = 1.0;
+  };
+
+  // Error when there is no usable GPU, naming why (no device, driver too old, ...).
+  CudaBackend(const models::DeviceSpec& device, Options options);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  const models::DeviceSpec& device() const override { return device_; }
+  const Completion& execute(const WorkItem& item) override;
+  models::RailPower idle_power(const models::PowerMode& mode) override;
+  bool runs_in_real_time() const override { return true; }
+
+  // Per-layer times of the last executed item (empty unless Options::layer_timing).
+  const std::vector<LayerTime>& last_layer_times() const { return layer_times_; }
+  // GPU time of the last item between CUDA events around it, ms (the Completion's duration is
+  // its wall time, launches included).
+  double last_gpu_ms() const { return last_gpu_ms_; }
+  // Launches (kernels, library calls, copies, memsets) the last item enqueued.
+  int last_launches() const { return last_launches_; }
+  const PowerMeter& meter() const { return *meter_; }
+  std::string gpu_name() const;
+
+ private:
+  struct Context;   // CUDA stream, handles, events (cuda_backend.cpp)
+  struct Prepared;  // one (workload, phase, batch) ready to run
+  using Key = std::tuple<const models::Workload*, models::Phase, int>;
+
+  struct RunTimes {
+    std::chrono::nanoseconds wall{0};
+    float gpu_ms = 0;
+  };
+  Prepared& prepared(const WorkItem& item);
+  // Runs `p` once, metered; adds the meter's window to p's history.
+  RunTimes run_once(Prepared& p);
+  void enqueue(Prepared& p);
+
+  const models::DeviceSpec& device_;
+  Options options_;
+  std::unique_ptr<Context> ctx_;
+  std::unique_ptr<PowerMeter> meter_;
+  std::map<Key, std::unique_ptr<Prepared>> prepared_;
+  std::optional<models::RailPower> idle_;
+  Completion completion_;
+  std::vector<LayerTime> layer_times_;
+  int last_launches_ = 0;
+  double last_gpu_ms_ = 0;
+};
+
+// What the CUDA runtime says about a GPU, for `fulcrum devices --probe`.
+struct GpuProperties {
+  std::string name;
+  int compute_major = 0, compute_minor = 0;
+  int sms = 0;
+  int cuda_cores = 0;    // SMs x FP32 lanes per SM of the architecture (0 when unknown)
+  int tensor_cores = 0;  // SMs x tensor cores per SM (0 when unknown)
+  double memory_bytes = 0;
+  int memory_bus_bits = 0;
+  double l2_bytes = 0;
+  std::optional<double> sm_clock_khz, memory_clock_khz;  // the runtime's peak clocks, if given
+  int runtime_version = 0, driver_version = 0;
+};
+
+// Error when there is no GPU `device`.
+GpuProperties probe_gpu(int device = 0);
+
+// GPUs the CUDA runtime sees: 0 without a GPU or driver (never throws), for tests that skip.
+int gpu_count();
+
+}  // namespace fulcrum::backends::cuda

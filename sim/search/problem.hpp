@@ -1,0 +1,93 @@
+// The search problem (reference/measurements/README.md, "The problem as AutoCITE defined it"):
+// which power mode and inference batch size make training as fast as possible while every
+// inference stream meets its latency budget and the device its power budget. `Problem` is what a
+// strategy is asked, `Choice` what it answers, `ProfilingCost` what answering cost.
+//
+//   Problem p;
+//   p.training = "resnet18";
+//   p.streams.push_back({.workload = "mobilenet_v3", .arrival_per_s = 30, .latency_budget_s =
+//   0.5}); p.power_budget_w = 25; p.objective = Objective::per_window;   // the published objective
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/device/power_mode.hpp"
+
+namespace fulcrum::sim::search {
+
+// How the power of a configuration is judged against the budget.
+enum class PowerConstraint {
+  max_of_phases,  // published: max(P_train, P_infer), both in the same mode; no idle term
+  time_weighted,  // energy of one window / its length: inference, training and idle time
+};
+
+// What "training as fast as possible" means.
+enum class Objective {
+  per_window,  // published: training minibatches per inference window, tie-break smaller t_in
+  per_second,  // Fulcrum's stated objective: training minibatches per second
+};
+
+const char* to_string(PowerConstraint kind);
+const char* to_string(Objective objective);
+
+// One inference stream of the search problem (named so as not to clash with the scenario's
+// InferenceStreamSpec): fixed arrivals, a peak-latency budget and the batch sizes to consider.
+struct SearchStream {
+  std::string workload;  // as the ground truth names it: "mobilenet_v3", "bert_large", ...
+  double arrival_per_s = 0;
+  double latency_budget_s = 0;
+  // Candidate inference batch sizes, ascending; empty = every size the ground truth measured.
+  std::vector<int> batch_sizes = {};
+};
+
+struct Problem {
+  std::string training;               // training workload, e.g. "resnet18"; empty = inference only
+  int training_batch = 16;            // the measurements' training minibatch
+  std::vector<SearchStream> streams;  // zero (training only), one or two
+  std::optional<double> power_budget_w;
+  PowerConstraint power_kind = PowerConstraint::max_of_phases;
+  Objective objective = Objective::per_second;
+  // Module power while the GPU idles, for PowerConstraint::time_weighted (the measurements have
+  // no idle figure; the caller states it, e.g. from the device catalog's idle_w).
+  double idle_power_w = 0;
+  // The mode grid a strategy searches: a grid name of the device ("pagoda-441",
+  // "powertrain-4368").
+  std::string grid = "pagoda-441";
+};
+
+// Throws InputError naming the key path ("streams[0].arrival_per_s: must be > 0, got 0") for a
+// problem no strategy can answer: a training minibatch or arrival rate or latency budget that is
+// not positive, more than two streams, batch sizes not positive and ascending, a power budget
+// that is not positive, a negative idle power, no grid. make_context() calls it.
+void check_problem(const Problem& problem);
+
+// What profiling cost so far (Profiler::cost()).
+struct ProfilingCost {
+  int modes = 0;         // distinct power modes profiled
+  int measurements = 0;  // (mode, workload, phase, batch size) measurements taken
+  double seconds = 0;    // simulated profiling time: settle time + N minibatches each
+  int refused = 0;       // requests refused because they would exceed max_modes
+};
+
+// A strategy's answer.
+struct Choice {
+  bool found = false;            // false: no configuration the strategy saw meets the budgets
+  models::PowerMode mode;        // valid when found
+  std::vector<int> batch_sizes;  // one per Problem::streams entry, valid when found
+  // What the strategy believes of its choice (from what it profiled or predicted): training
+  // minibatches per window of the first stream (0 without streams) and per second, power.
+  long predicted_per_window = 0;
+  double predicted_per_s = 0;
+  double predicted_power_w = 0;
+  // The strategy's own count of evaluations, as the published GMD counts "tries" (modes profiled
+  // plus MAXN checks plus backtracking probes); for other strategies the modes profiled.
+  int tries = 0;
+  ProfilingCost cost;  // filled by run_strategy from the Profiler
+  std::string strategy;
+  std::string note;  // how it was found or why nothing was
+};
+
+}  // namespace fulcrum::sim::search

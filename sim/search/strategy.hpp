@@ -1,0 +1,93 @@
+// Strategy: one way of choosing a power mode and batch sizes for a Problem, learning about modes
+// only through the Profiler it is given. Strategies are made by name from a StrategyRegistry;
+// each carries its own profiling budget (StrategyOptions::max_modes, or its default), which the
+// Profiler run_strategy builds enforces.
+//
+//   SearchContext ctx = make_context(truth, problem);
+//   std::unique_ptr<Strategy> s = strategy_registry().make("gmd", {});
+//   Choice c = run_strategy(*s, problem, ctx, {.seed = 7});
+//   Outcome o = Scorer::evaluate(problem, c, truth);     // judged on the ground truth
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/device/device_spec.hpp"
+#include "models/device/mode_space.hpp"
+#include "sim/search/ground_truth.hpp"
+#include "sim/search/problem.hpp"
+#include "sim/search/profiler.hpp"
+
+namespace fulcrum::sim::search {
+
+// What a strategy may know besides the problem: the device, the grid it searches, the batch
+// sizes each stream may use, a seed. The ground truth is reachable only with a TruthKey (the
+// oracle's).
+struct SearchContext {
+  const GroundTruth& truth;
+  const models::DeviceSpec& device;
+  models::ModeSpace grid;                        // Problem::grid of the device
+  std::vector<std::vector<int>> stream_batches;  // per stream: its candidate batch sizes
+  std::uint64_t seed = 0;
+};
+
+// The context of `problem` on `truth`'s device: its grid (InputError when unknown) and each
+// stream's batch sizes (SearchStream::batch_sizes, else every size the truth knows; InputError
+// when a workload is unknown to the truth).
+SearchContext make_context(const GroundTruth& truth, const Problem& problem,
+                           std::uint64_t seed = 0);
+
+struct StrategyOptions {
+  std::optional<int> max_modes = std::nullopt;  // profiling budget; absent = the strategy's default
+  std::optional<int> k = std::nullopt;          // sample size (random), where a strategy has one
+  std::uint64_t seed = 0;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string name() const = 0;
+  // The profiling budget this instance runs under (distinct modes); absent = unlimited.
+  virtual std::optional<int> max_modes() const = 0;
+  // Chooses for `problem`, profiling through `profiler` only.
+  virtual Choice choose(const Problem& problem, Profiler& profiler,
+                        const SearchContext& context) = 0;
+};
+
+struct StrategyInfo {
+  std::string name;
+  std::string summary;                // one line for --help and docs
+  std::optional<int> default_budget;  // distinct modes when StrategyOptions::max_modes is absent
+  std::function<std::unique_ptr<Strategy>(const StrategyOptions&)> make;
+};
+
+class StrategyRegistry {
+ public:
+  // InputError when the name is taken.
+  void add(StrategyInfo info);
+  // InputError "unknown strategy 'x' (known: a, b, ...)".
+  std::unique_ptr<Strategy> make(std::string_view name, const StrategyOptions& options) const;
+  const StrategyInfo* find(std::string_view name) const;
+  std::vector<std::string> names() const;  // sorted
+
+ private:
+  std::map<std::string, StrategyInfo, std::less<>> infos_;
+};
+
+// The built-in strategies: maxn, presets, random, binary, gmd, gmd+, oracle.
+const StrategyRegistry& strategy_registry();
+// Adds the built-ins to `registry` (for a registry extended with more strategies).
+void add_builtin_strategies(StrategyRegistry& registry);
+
+// Runs `strategy` with a fresh Profiler on context.truth (options.max_modes = the strategy's
+// budget unless set), and returns its choice with the profiler's cost filled in.
+Choice run_strategy(Strategy& strategy, const Problem& problem, const SearchContext& context,
+                    ProfilerOptions options = {});
+
+}  // namespace fulcrum::sim::search

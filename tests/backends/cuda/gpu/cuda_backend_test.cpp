@@ -1,0 +1,116 @@
+// CudaBackend on a real GPU (CTest label `gpu`; each test skips when no GPU answers): the backend
+// conformance checks, a training and an inference minibatch of one workload per family (CNN,
+// depthwise CNN, detector, transformer, LSTM) with every planned launch made, per-layer timing,
+// CUDA graph replay, and the GPU probe.
+#include "backends/cuda/cuda_backend.hpp"
+
+#include <catch2/catch.hpp>
+#include <iostream>
+#include <string>
+
+#include "backends/cuda/execution_plan.hpp"
+#include "models/error.hpp"
+#include "models/workload/graph_workload.hpp"
+#include "models/workload/workload_catalog.hpp"
+#include "tests/backends/backend_conformance.hpp"
+
+using namespace fulcrum;
+using namespace fulcrum::backends;
+using namespace fulcrum::backends::cuda;
+using models::Phase;
+
+namespace {
+
+bool no_gpu() {
+  if (gpu_count() > 0) return false;
+  std::cout << FULCRUM_SKIP_MARKER << " no GPU answers the CUDA runtime\n";
+  return true;
+}
+
+// A data-centre GPU as a catalog entry would describe it: NVML's one rail.
+models::DeviceSpec gpu_device() {
+  models::DeviceSpec d;
+  d.name = "test-gpu";
+  d.cpu_cores = 1;
+  d.cpu_khz = {1e6};
+  d.gpu_hz = {1e9};
+  d.emc_hz = {1e9};
+  d.rails = {"GPU"};
+  return d;
+}
+
+const models::Workload& workload(const std::string& name) {
+  return models::workload_catalog().get(name);
+}
+
+models::PowerMode mode() { return {1, 1e6, 1e9, 1e9, 0}; }
+
+}  // namespace
+
+TEST_CASE("CudaBackend passes the backend conformance checks", "[gpu]") {
+  if (no_gpu()) return;
+  const models::DeviceSpec device = gpu_device();
+  CudaBackend backend(device, {});
+  testing::ConformanceCase c;
+  c.items = {{&workload("resnet50"), Phase::training, 32, mode()},
+             {&workload("resnet50"), Phase::inference, 64, mode()}};
+  // Measured: durations and energies vary from run to run.
+  c.repeat_tolerance = 0.5;
+  c.module_tolerance = 1e-6;
+  testing::check_backend_conformance(backend, c);
+}
+
+TEST_CASE("CudaBackend runs one workload of every family, every planned launch", "[gpu]") {
+  if (no_gpu()) return;
+  const models::DeviceSpec device = gpu_device();
+  CudaBackend backend(device, {.layer_timing = true});
+  for (const char* name : {"resnet18", "mobilenetv3-large", "yolov8n", "bert-base", "lstm"}) {
+    for (Phase phase : {Phase::inference, Phase::training}) {
+      INFO(name << " " << models::to_string(phase));
+      const models::Workload& w = workload(name);
+      const Completion& done = backend.execute({&w, phase, 2, mode()});
+      CHECK(done.duration.count() > 0);
+      CHECK(done.provenance == models::Provenance::measured);
+      const ExecutionPlan plan =
+          make_execution_plan(dynamic_cast<const models::GraphWorkload&>(w), phase, 2);
+      CHECK(backend.last_launches() == plan.launches());
+      std::cout << name << " " << models::to_string(phase) << " batch 2: wall "
+                << static_cast<double>(done.duration.count()) / 1e6 << " ms, GPU "
+                << backend.last_gpu_ms() << " ms, " << plan.launches() << " launches, "
+                << done.module_energy_j << " J\n";
+      double layers_ms = 0;
+      for (const LayerTime& t : backend.last_layer_times())
+        layers_ms += t.forward_ms + t.backward_ms;
+      CHECK(layers_ms > 0);
+      CHECK(layers_ms <= static_cast<double>(done.duration.count()) * 1e-6 * 1.01);
+    }
+  }
+}
+
+TEST_CASE("CudaBackend replays a captured CUDA graph", "[gpu]") {
+  if (no_gpu()) return;
+  const models::DeviceSpec device = gpu_device();
+  CudaBackend eager(device, {});
+  CudaBackend graphs(device, {.cuda_graphs = true});
+  const WorkItem item{&workload("mobilenetv3-large"), Phase::inference, 1, mode()};
+  for (int i = 0; i < 3; ++i) {
+    eager.execute(item);
+    graphs.execute(item);
+  }
+  const double eager_ns = static_cast<double>(eager.execute(item).duration.count());
+  const double graph_ns = static_cast<double>(graphs.execute(item).duration.count());
+  std::cout << "mobilenetv3-large inference batch 1: eager " << eager_ns / 1e6 << " ms, graph "
+            << graph_ns / 1e6 << " ms\n";
+  CHECK(graph_ns > 0);
+  CHECK(graphs.last_launches() == eager.last_launches());
+}
+
+TEST_CASE("probe_gpu describes the GPU", "[gpu]") {
+  if (no_gpu()) return;
+  const GpuProperties g = probe_gpu(0);
+  CHECK_FALSE(g.name.empty());
+  CHECK(g.sms > 0);
+  CHECK(g.memory_bytes > 1e9);
+  CHECK(g.compute_major >= 7);
+  CHECK_THROWS_AS(probe_gpu(gpu_count()), Error);
+}
