@@ -274,7 +274,10 @@ class ScenarioReader {
     if (n.is_scalar()) {
       const std::string s = n.as_string();
       if (s == "analytic") return AnalyticPerfModel{};
-      if (s == "analytic-modes") return AnalyticModesPerfModel{};
+      if (s == "analytic-modes") {
+        sources.record("device.perf_model", where(n));  // the device may have no calibration
+        return AnalyticModesPerfModel{};
+      }
       if (s == "table") n.fail("a table model needs its profile CSV: perf_model: {table: PATH}");
       n.fail("unknown perf_model '" + s + "' (known: analytic, analytic-modes, {table: PATH})");
     }

@@ -423,6 +423,24 @@ TEST_CASE("calibrate --modes refuses bad options before any work, writing nothin
   }
 }
 
+TEST_CASE("perf_model analytic-modes on a device without its calibration exits 2 at the key",
+          "[cli]") {
+  Sandbox box;
+  const std::string scenario =
+      box.write("x.yaml",
+                "version: 1\nname: x\nduration_s: 1\nseed: 1\n"
+                "device: {model: xavier-agx-32gb, power_mode: MAXN, perf_model: analytic-modes}\n"
+                "training: {workload: resnet18, dataset: imagenet, batch_size: 16}\n");
+  const std::string out = (box.dir / "out").string();
+  const Outcome o = box.fulcrum("run " + quote(scenario) + " --out " + quote(out));
+  CHECK(o.status == 2);
+  CHECK(count_lines(o.err) == 1);
+  CHECK(o.err.find("x.yaml:5:") != std::string::npos);
+  CHECK(o.err.find("device.perf_model: device xavier-agx-32gb has no cross-mode calibration") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("an unknown verb exits 2 and lists the verbs", "[cli]") {
   Sandbox box;
   const Outcome o = box.fulcrum("optimise x.yaml");
