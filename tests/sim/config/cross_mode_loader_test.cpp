@@ -135,10 +135,10 @@ TEST_CASE("the public API predicts by workload name and alias") {
                   InputError);
 }
 
-// The full fit over all 20,642 rows takes about 30 s on the 2-core CI machine, over the suite's
-// per-test budget; so this checks a reduced fit (the modes of a seeded 10% draw) for determinism,
-// through the same code path (fit, header, text). The shipped file is regenerated with the
-// command in its header.
+// The full fit over all 20,642 rows takes 17 s alone and about 30 s beside the rest of the suite (2
+// cores), over its per-test budget; so this checks a reduced fit (the modes of a seeded 10% draw)
+// for determinism, through the same code path (fit, header, text). The shipped file is regenerated
+// with the command in its header.
 TEST_CASE("a cross-mode fit gives byte-identical calibration text twice") {
   const auto reference = fulcrum::testing::reference_path("measurements");
   if (!reference) return;  // skipped
