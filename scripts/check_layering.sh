@@ -23,7 +23,7 @@ declare -A may_include=(
   [models/io]="models models/io"
   [models/device]="models models/device"
   [models/workload]="models models/workload"
-  [models/perf]="models models/io models/device models/workload models/perf"
+  [models/perf]="models models/random models/io models/device models/workload models/perf"
   [models/learn]="models models/random models/device models/workload models/perf models/learn"
   [models/pipeline]="models models/random models/device models/perf models/pipeline"
 

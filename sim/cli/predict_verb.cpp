@@ -18,10 +18,12 @@
 
 #include "models/error.hpp"
 #include "models/learn/mode_predictor.hpp"
+#include "models/perf/cross_mode_fit.hpp"
 #include "models/perf/profile_csv.hpp"
 #include "models/random/rng_streams.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "sim/cli/verb_support.hpp"
+#include "sim/config/cross_mode_loader.hpp"
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/perf_model_loader.hpp"
 #include "sim/report/atomic_file.hpp"
@@ -142,7 +144,9 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
   po::options_description options("Options");
   options.add_options()("help,h", "this help")(
       "predictor", po::value<std::string>()->default_value("powertrain"),
-      "analytic (the calibrated analytic model; ignores the fitted rows), nn (PowerTrain's MLPs "
+      "analytic (the calibrated analytic model; ignores the fitted rows), analytic-modes (the "
+      "cross-mode model; fits the workload's own parameters to the fit rows), nn (PowerTrain's "
+      "MLPs "
       "trained from scratch on the fit rows) or powertrain (transfer from the reference weights)")(
       "fit", po::value<std::string>(), "profile CSV of the workload's measured modes (required)")(
       "at", po::value<std::string>(), "profile CSV whose every row is predicted (required)")(
@@ -162,7 +166,8 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
   const po::variables_map vm = parse_verb("predict", args, options, {});
   if (vm.count("help")) {
     out << verb_usage(
-        "predict --fit PROFILE.csv --at PROFILE.csv [--predictor analytic|nn|powertrain]\n"
+        "predict --fit PROFILE.csv --at PROFILE.csv [--predictor "
+        "analytic|analytic-modes|nn|powertrain]\n"
         "                [--workload NAME] [--sample K] [--seed N] [--out FILE]",
         "Fits a predictor of minibatch time and power to the measured modes of one workload\n"
         "(--fit, profile or measurement layout, models/data/profiles/README.md), predicts every\n"
@@ -178,9 +183,11 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
     }
   }
   const std::string predictor = vm["predictor"].as<std::string>();
-  if (predictor != "analytic" && predictor != "nn" && predictor != "powertrain") {
+  if (predictor != "analytic" && predictor != "analytic-modes" && predictor != "nn" &&
+      predictor != "powertrain") {
     throw InputError(std::nullopt, "--predictor",
-                     "unknown predictor '" + predictor + "' (expected analytic, nn or powertrain)");
+                     "unknown predictor '" + predictor +
+                         "' (expected analytic, analytic-modes, nn or powertrain)");
   }
   if (vm.count("save-weights") && predictor != "nn") {
     throw InputError(std::nullopt, "--save-weights", "only the nn predictor trains from scratch");
@@ -237,6 +244,42 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
       } catch (const InputError& e) {
         throw e.located(r.where, "mode");
       }
+    }
+  } else if (predictor == "analytic-modes") {
+    // The new-workload path of the cross-mode model: the device's coefficients as shipped
+    // (<device>-modes.yaml), this workload's parameters fitted to the fit rows, per phase.
+    models::CrossModeCalibration cal =
+        load_cross_mode_calibration(cross_mode_calibration_path(data_dir, device.name));
+    const std::vector<models::ModeRow> rows = models::mode_rows(fit_table, device, workload);
+    std::vector<models::ModeRow> chosen;
+    for (const models::ProfileRow& r : fit_rows) {
+      fitted.insert(key_of(r));
+      for (const models::ModeRow& m : rows) {
+        if (m.mode == mode_of(r, device.gpu_tpcs) && m.batch_size == r.batch_size &&
+            (m.phase == models::Phase::training) == (r.phase == models::ProfilePhase::training)) {
+          chosen.push_back(m);
+        }
+      }
+    }
+    for (const models::Phase phase : {models::Phase::training, models::Phase::inference}) {
+      std::vector<models::ModeRow> of_phase;
+      for (const models::ModeRow& m : chosen) {
+        if (m.phase == phase) of_phase.push_back(m);
+      }
+      if (of_phase.empty()) continue;
+      const models::WorkloadKey key{of_phase.front().workload, phase};
+      cal.workloads[key] =
+          models::fit_workload(device, cal.device, key, of_phase, models::workload_catalog());
+    }
+    const models::CrossModeModel model(device, cal);
+    for (std::size_t i = 0; i < at_rows.size(); ++i) {
+      const models::ProfileRow& r = at_rows[i];
+      const auto e =
+          model.predict(workload,
+                        r.phase == models::ProfilePhase::training ? models::Phase::training
+                                                                  : models::Phase::inference,
+                        at_modes[i], r.batch_size);
+      predicted.push_back({e.time_s, e.power_w});
     }
   } else {
     std::vector<models::ModeMeasurement> measured;

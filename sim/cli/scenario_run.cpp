@@ -44,8 +44,17 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
       devices_for(options.data_dir, loaded.scenario.device.model));
   p.resolved = resolve(loaded, *p.devices);
   if (options.seed) p.resolved.scenario.seed = *options.seed;
-  p.perf_model =
-      load_perf_model(p.resolved.scenario.device.perf_model, options.data_dir, *p.resolved.device);
+  const auto& training = p.resolved.scenario.training;
+  try {
+    p.perf_model =
+        load_perf_model(p.resolved.scenario.device.perf_model, options.data_dir, *p.resolved.device,
+                        training && training->data_pipeline == DataPipelineKind::dataloader);
+  } catch (const InputError& e) {
+    // A model the device cannot have (analytic-modes elsewhere than on Orin AGX): at the key.
+    const auto at = loaded.sources.find("device.perf_model");
+    if (e.where() || !at) throw;
+    throw e.located(*at, "device.perf_model");
+  }
   // Every item the run will start must be predictable, checked now: a table without rows for a
   // workload is bad input, located at the scenario key, before anything runs or is written.
   check_predictable(loaded, p.resolved, *p.perf_model);

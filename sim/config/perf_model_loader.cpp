@@ -4,9 +4,11 @@
 #include <variant>
 
 #include "models/perf/analytic_model.hpp"
+#include "models/perf/cross_mode_model.hpp"
 #include "models/perf/profile_csv.hpp"
 #include "models/perf/table_model.hpp"
 #include "sim/config/calibration_loader.hpp"
+#include "sim/config/cross_mode_loader.hpp"
 
 namespace fulcrum::sim {
 
@@ -32,12 +34,32 @@ std::unique_ptr<models::PerfModel> table(const TablePerfModel& choice) {
   return model;
 }
 
+// analytic-modes: only where a cross-mode calibration exists; no fallback to another device's.
+std::unique_ptr<models::PerfModel> analytic_modes(const std::string& data_dir,
+                                                  const models::DeviceSpec& device,
+                                                  bool pipeline_simulated) {
+  const std::string file = cross_mode_calibration_path(data_dir, device.name);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw InputError("device " + device.name +
+                     " has no cross-mode calibration (perf_model analytic-modes needs " + file +
+                     ", fitted by `fulcrum calibrate --modes`; orin-agx-64gb has one); use "
+                     "perf_model: analytic");
+  }
+  auto model = std::make_unique<models::CrossModeModel>(device, load_cross_mode_calibration(file));
+  model->set_pipeline_in_time(!pipeline_simulated);
+  return model;
+}
+
 }  // namespace
 
 std::unique_ptr<models::PerfModel> load_perf_model(const PerfModelChoice& choice,
                                                    const std::string& data_dir,
-                                                   const models::DeviceSpec& device) {
+                                                   const models::DeviceSpec& device,
+                                                   bool pipeline_simulated) {
   if (const auto* t = std::get_if<TablePerfModel>(&choice)) return table(*t);
+  if (std::holds_alternative<AnalyticModesPerfModel>(choice))
+    return analytic_modes(data_dir, device, pipeline_simulated);
   return analytic(data_dir, device);
 }
 

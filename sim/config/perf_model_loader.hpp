@@ -15,11 +15,16 @@
 namespace fulcrum::sim {
 
 // analytic: <data_dir>/calibration/<device>.yaml, or the Orin AGX 64GB calibration (extrapolated
-// by the model to the device) when the device has none. table: every row of every CSV, each
-// registered under the workload its `workload`/`model` column names (InputError, located in the
-// CSV, for a malformed file or one without a workload column).
+// by the model to the device) when the device has none. analytic-modes:
+// <data_dir>/calibration/<device>-modes.yaml, InputError when the device has none. table: every row
+// of every CSV, each registered under the workload its `workload`/`model` column names (InputError,
+// located in the CSV, for a malformed file or one without a workload column).
+// `pipeline_simulated`: the run models the training data pipeline itself
+// (`data_pipeline: dataloader`), so analytic-modes gives the GPU path's time and power without the
+// measured pipeline's stall and worker power, which the runtime adds (no double count).
 std::unique_ptr<models::PerfModel> load_perf_model(const PerfModelChoice& choice,
                                                    const std::string& data_dir,
-                                                   const models::DeviceSpec& device);
+                                                   const models::DeviceSpec& device,
+                                                   bool pipeline_simulated = false);
 
 }  // namespace fulcrum::sim

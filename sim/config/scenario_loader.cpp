@@ -268,14 +268,18 @@ class ScenarioReader {
     return d;
   }
 
-  // `analytic`, or `{table: PATH}` / `{table: [PATH, ...]}` (profile CSVs, relative to the
-  // scenario's folder).
+  // `analytic`, `analytic-modes`, or `{table: PATH}` / `{table: [PATH, ...]}` (profile CSVs,
+  // relative to the scenario's folder).
   PerfModelChoice read_perf_model(const YamlNode& n, ScenarioSources& sources) const {
     if (n.is_scalar()) {
       const std::string s = n.as_string();
       if (s == "analytic") return AnalyticPerfModel{};
+      if (s == "analytic-modes") {
+        sources.record("device.perf_model", where(n));  // the device may have no calibration
+        return AnalyticModesPerfModel{};
+      }
       if (s == "table") n.fail("a table model needs its profile CSV: perf_model: {table: PATH}");
-      n.fail("unknown perf_model '" + s + "' (known: analytic, {table: PATH})");
+      n.fail("unknown perf_model '" + s + "' (known: analytic, analytic-modes, {table: PATH})");
     }
     n.allow_keys({"table"});
     const YamlNode table = n.required("table");

@@ -154,7 +154,8 @@ struct RunResult {
   models::PowerMode mode;
   std::string gpu_sharing;          // "managed" | "native" | "sequential"
   std::string gpu_sharing_variant;  // managed: "windowed" | "greedy"; empty for other policies
-  std::string perf_model;           // the scenario's performance model: "analytic" | "table"
+  std::string
+      perf_model;  // the scenario's performance model: "analytic" | "analytic-modes" | "table"
   std::optional<TrainingResult> training;
   std::vector<StreamResult> inference;
   PowerResult power;

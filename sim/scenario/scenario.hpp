@@ -15,13 +15,17 @@ namespace fulcrum::sim {
 
 // The performance/power model that gives minibatch times and powers (docs/MODEL.md).
 struct AnalyticPerfModel {};  // the calibrated analytic model of the device (the default)
+// The cross-mode model fitted over measured power modes (<device>-modes.yaml; Orin AGX 64GB).
+struct AnalyticModesPerfModel {};
 struct TablePerfModel {
   std::vector<std::string> paths;  // measured profile CSVs, resolved against the scenario's folder
 };
-using PerfModelChoice = std::variant<AnalyticPerfModel, TablePerfModel>;
+using PerfModelChoice = std::variant<AnalyticPerfModel, TablePerfModel, AnalyticModesPerfModel>;
 
 inline const char* perf_model_name(const PerfModelChoice& choice) {
-  return std::holds_alternative<TablePerfModel>(choice) ? "table" : "analytic";
+  if (std::holds_alternative<TablePerfModel>(choice)) return "table";
+  if (std::holds_alternative<AnalyticModesPerfModel>(choice)) return "analytic-modes";
+  return "analytic";
 }
 
 // Device and its power mode: a preset by name, or a custom request that snaps to the tables.

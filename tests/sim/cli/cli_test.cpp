@@ -12,6 +12,8 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/cli/version.hpp"
 
@@ -400,6 +402,43 @@ TEST_CASE("calibrate without its reference folder exits 2 with one line naming i
   CHECK(env.status == 2);
   CHECK(env.err.find("'" + missing + "' not found (from $FULCRUM_REFERENCE_DIR)") !=
         std::string::npos);
+}
+
+TEST_CASE("calibrate --modes refuses bad options before any work, writing nothing", "[cli]") {
+  Sandbox box;
+  const std::string out = (box.dir / "modes.yaml").string();
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--holdout 1.5", "--holdout must be in (0, 1)"},
+           {"--fit-sample 50", "--fit and --fit-sample need --workload W"},
+           {"--workload lstm --fit-sample 50 --phase idle",
+            "--phase must be training or inference"},
+       }) {
+    INFO(args);
+    const Outcome o = box.fulcrum("calibrate --modes --reference " + quote(box.dir.string()) + " " +
+                                  args + " --out " + quote(out));
+    CHECK(o.status == 2);
+    CHECK(count_lines(o.err) == 1);
+    CHECK(o.err.find(message) != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+}
+
+TEST_CASE("perf_model analytic-modes on a device without its calibration exits 2 at the key",
+          "[cli]") {
+  Sandbox box;
+  const std::string scenario =
+      box.write("x.yaml",
+                "version: 1\nname: x\nduration_s: 1\nseed: 1\n"
+                "device: {model: xavier-agx-32gb, power_mode: MAXN, perf_model: analytic-modes}\n"
+                "training: {workload: resnet18, dataset: imagenet, batch_size: 16}\n");
+  const std::string out = (box.dir / "out").string();
+  const Outcome o = box.fulcrum("run " + quote(scenario) + " --out " + quote(out));
+  CHECK(o.status == 2);
+  CHECK(count_lines(o.err) == 1);
+  CHECK(o.err.find("x.yaml:5:") != std::string::npos);
+  CHECK(o.err.find("device.perf_model: device xavier-agx-32gb has no cross-mode calibration") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(out));
 }
 
 TEST_CASE("an unknown verb exits 2 and lists the verbs", "[cli]") {

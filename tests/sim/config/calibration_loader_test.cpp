@@ -13,6 +13,7 @@
 #include "models/error.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/sim/config/edited_file.hpp"
 
 using namespace fulcrum;
 
@@ -26,24 +27,13 @@ const models::DeviceSpec& orin() {
 
 std::string shipped_path() { return sim::calibration_path(FULCRUM_DATA_DIR, "orin-agx-64gb"); }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 models::AnalyticCoefficients parse(const std::string& text) {
   return sim::parse_calibration(sim::YamlDoc::parse(text, "cal.yaml").root());
 }
 
-// The shipped text with one line replaced.
+// The shipped text with one piece replaced.
 std::string edited(const std::string& from, const std::string& to) {
-  std::string text = read(shipped_path());
-  const auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  text.replace(at, from.size(), to);
-  return text;
+  return fulcrum::testing::edited_text(shipped_path(), from, to);
 }
 
 }  // namespace
@@ -87,7 +77,7 @@ TEST_CASE("an unknown coefficient is an error at its line") {
 }
 
 TEST_CASE("a missing coefficient is an error naming it") {
-  const std::string text = read(shipped_path());
+  const std::string text = fulcrum::testing::read_text(shipped_path());
   const auto at = text.find("  launch_us:");
   REQUIRE(at != std::string::npos);
   const auto end = text.find('\n', at);
@@ -97,7 +87,7 @@ TEST_CASE("a missing coefficient is an error naming it") {
 }
 
 TEST_CASE("out-of-range coefficients are errors with the key path") {
-  const std::string text = read(shipped_path());
+  const std::string text = fulcrum::testing::read_text(shipped_path());
   const auto at = text.find("  eff_memory: {value: ");
   REQUIRE(at != std::string::npos);
   const auto value_at = at + std::string("  eff_memory: {value: ").size();

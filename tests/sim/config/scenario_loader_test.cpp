@@ -413,7 +413,8 @@ TEST_CASE("the performance model is analytic by default, or a table over profile
   CHECK_THAT(e.what(), Catch::Contains("cannot open profile CSV"));
 
   CHECK_THAT(error_of([] { parse(kFull, {"device.perf_model=roofline"}); }).what(),
-             Catch::Contains("unknown perf_model 'roofline' (known: analytic, {table: PATH})"));
+             Catch::Contains(
+                 "unknown perf_model 'roofline' (known: analytic, analytic-modes, {table: PATH})"));
   CHECK_THAT(error_of([] { parse(kFull, {"device.perf_model=table"}); }).what(),
              Catch::Contains("a table model needs its profile CSV"));
 }

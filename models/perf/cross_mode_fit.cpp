@@ -1,0 +1,621 @@
+#include "models/perf/cross_mode_fit.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "models/error.hpp"
+#include "models/random/rng_streams.hpp"
+
+namespace fulcrum::models {
+
+const std::vector<CrossModeField>& cross_mode_fields() {
+  using D = CrossModeDevice;
+  static const std::vector<CrossModeField> fields = {
+      {"cpu_ref_khz", "kHz", "prior: the device's highest CPU clock", &D::cpu_ref_khz, 'x'},
+      {"launch_us", "us of host time per kernel launch at cpu_ref_khz", "fitted", &D::launch_us,
+       'p'},
+      {"overhead_ms", "ms of host time per minibatch at cpu_ref_khz", "fitted", &D::overhead_ms,
+       'p'},
+      {"kernel_gpu_kcycles", "thousand GPU cycles per kernel however small", "fitted",
+       &D::kernel_gpu_kcycles, 'p'},
+      {"eff_weights", "share of peak DRAM bandwidth streaming weights", "fitted", &D::eff_weights,
+       's'},
+      {"l2_speedup", "bandwidth of L2-resident layers / peak DRAM bandwidth", "fitted",
+       &D::l2_speedup, 'p'},
+      {"host_memory_share", "share of CPU-side time that scales with 1/f_emc", "fitted",
+       &D::host_memory_share, 's'},
+      {"overlap_memory", "p-norm exponent, compute with DRAM time", "fitted", &D::overlap_memory,
+       'e'},
+      {"overlap_host", "p-norm exponent, GPU with launch time", "fitted", &D::overlap_host, 'e'},
+      {"overlap_pipeline", "p-norm exponent, GPU path with the data pipeline", "fitted",
+       &D::overlap_pipeline, 'e'},
+      {"main_thread_cores", "cores the training thread keeps busy", "fitted", &D::main_thread_cores,
+       'p'},
+      {"workers", "dataloader workers", "prior: the measurements' num_workers=4", &D::workers, 'x'},
+      {"base_w", "W, always on", "fitted", &D::base_w, 'p'},
+      {"gpu_static_w", "W of GPU leakage at the top GPU voltage", "fitted", &D::gpu_static_w, 'p'},
+      {"cpu_core_static_w", "W per online core at the top CPU voltage", "fitted",
+       &D::cpu_core_static_w, 'p'},
+      {"emc_static_w", "W of EMC/DRAM background at the top EMC clock", "fitted", &D::emc_static_w,
+       'p'},
+      {"gpu_dynamic_w", "W with the GPU 100% busy at the top clock", "fitted", &D::gpu_dynamic_w,
+       'p'},
+      {"gpu_stall_power_share", "share of gpu_dynamic_w drawn while waiting on DRAM", "fitted",
+       &D::gpu_stall_power_share, 's'},
+      {"cpu_core_dynamic_w", "W per core 100% busy at the top CPU clock", "fitted",
+       &D::cpu_core_dynamic_w, 'p'},
+      {"dram_dynamic_w", "W at 100% of peak DRAM bandwidth", "fitted", &D::dram_dynamic_w, 'p'},
+      {"gpu_v_min_ratio", "V(f_min)/V(f_max), GPU", "fitted", &D::gpu_v_min_ratio, 's'},
+      {"cpu_v_min_ratio", "V(f_min)/V(f_max), CPU", "fitted", &D::cpu_v_min_ratio, 's'},
+      {"gpu_v_curve", "exponent of V(f) between f_min and f_max, GPU", "fitted", &D::gpu_v_curve,
+       'e'},
+      {"cpu_v_curve", "exponent of V(f) between f_min and f_max, CPU", "fitted", &D::cpu_v_curve,
+       'e'},
+      {"base_gpu_soc_share", "share of base_w on VDD_GPU_SOC (rest VIN_SYS_5V0)",
+       "prior: rail split (module totals measured)", &D::base_gpu_soc_share, 'x'},
+  };
+  return fields;
+}
+
+namespace {
+
+// Kinds: 'p' positive (log), 's' share in (0, 1) (logit), 'e' exponent > 1, 'c' compute
+// efficiency in (0, kMaxEfficiency): above the FP32 CUDA-core peak only as far as TF32 tensor
+// cores reach (Orin AGX: 4x the CUDA-core FP32 rate, rounded up).
+constexpr double kMaxEfficiency = 5;
+
+double to_theta(double v, char kind) {
+  switch (kind) {
+    case 'c':
+      return to_theta(v / kMaxEfficiency, 's');
+    case 's':
+      v = std::clamp(v, 1e-6, 1 - 1e-6);
+      return std::log(v / (1 - v));
+    case 'e':
+      return std::log(std::max(v - 1, 1e-6));
+    default:
+      return std::log(std::max(v, 1e-12));
+  }
+}
+
+double from_theta(double t, char kind) {
+  t = std::clamp(t, -40.0, 40.0);
+  switch (kind) {
+    case 'c':
+      return kMaxEfficiency / (1 + std::exp(-t));
+    case 's':
+      return 1 / (1 + std::exp(-t));
+    case 'e':
+      return 1 + std::exp(t);
+    default:
+      return std::exp(t);
+  }
+}
+
+double huber_residual(double r, double delta) {
+  const double a = std::abs(r);
+  if (a <= delta) return r;
+  return std::copysign(std::sqrt(delta * (2 * a - delta)), r);
+}
+
+int workload_param_count(Phase phase) { return phase == Phase::training ? 5 : 4; }
+
+// The least-squares problem over rows grouped by (workload, phase).
+class Problem {
+ public:
+  Problem(const DeviceSpec& device, const std::vector<ModeRow>& rows,
+          const WorkloadCatalog& catalog, const CrossModeFitOptions& options)
+      : device_(device), options_(options) {
+    if (rows.empty()) throw InputError("no measured rows to fit");
+    std::map<std::tuple<std::string, int, int>, std::size_t> feature_index;
+    for (const ModeRow& r : rows) {
+      const WorkloadKey key{r.workload, r.phase};
+      auto [it, added] = key_index_.try_emplace(key, keys_.size());
+      if (added) keys_.push_back(key);
+      const auto fkey = std::make_tuple(r.workload, static_cast<int>(r.phase), r.batch_size);
+      auto [fit, fadded] = feature_index.try_emplace(fkey, features_.size());
+      if (fadded) {
+        features_.push_back(work_features(device, catalog.get(r.workload), r.phase, r.batch_size));
+      }
+      rows_.push_back({&r, it->second, fit->second});
+    }
+    // Rows grouped by key (stable), so a workload's Jacobian columns touch one range.
+    std::stable_sort(rows_.begin(), rows_.end(),
+                     [](const Row& a, const Row& b) { return a.key < b.key; });
+    ranges_.assign(keys_.size(), {0, 0});
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+      if (i == 0 || rows_[i].key != rows_[i - 1].key) ranges_[rows_[i].key].first = i;
+      ranges_[rows_[i].key].second = i + 1;
+    }
+  }
+
+  const std::vector<WorkloadKey>& keys() const { return keys_; }
+  std::size_t residual_count() const { return 2 * rows_.size() + 2 * keys_.size(); }
+
+  // Parameter layout: free device fields, then each key's parameters.
+  void set_layout(bool device_free) {
+    device_fields_.clear();
+    if (device_free) {
+      for (const CrossModeField& f : cross_mode_fields()) {
+        if (f.kind != 'x') device_fields_.push_back(&f);
+      }
+    }
+    key_offset_.clear();
+    std::size_t n = device_fields_.size();
+    for (const WorkloadKey& k : keys_) {
+      key_offset_.push_back(n);
+      n += static_cast<std::size_t>(workload_param_count(k.second));
+    }
+    parameters_ = n;
+  }
+  std::size_t parameter_count() const { return parameters_; }
+
+  Eigen::VectorXd encode(const CrossModeDevice& d, const std::vector<CrossModeWorkload>& w) const {
+    Eigen::VectorXd t(static_cast<Eigen::Index>(parameters_));
+    for (std::size_t i = 0; i < device_fields_.size(); ++i) {
+      t[static_cast<Eigen::Index>(i)] =
+          to_theta(d.*(device_fields_[i]->member), device_fields_[i]->kind);
+    }
+    for (std::size_t k = 0; k < keys_.size(); ++k) {
+      const auto o = static_cast<Eigen::Index>(key_offset_[k]);
+      t[o] = to_theta(w[k].eff_compute, 'c');
+      t[o + 1] = to_theta(w[k].eff_memory, 's');
+      t[o + 2] = to_theta(w[k].gpu_activity, 'p');
+      t[o + 3] = to_theta(w[k].kernel_scale, 'p');
+      if (keys_[k].second == Phase::training) t[o + 4] = to_theta(w[k].preprocess_ms, 'p');
+    }
+    return t;
+  }
+
+  void decode(const Eigen::VectorXd& t, CrossModeDevice& d,
+              std::vector<CrossModeWorkload>& w) const {
+    for (std::size_t i = 0; i < device_fields_.size(); ++i) {
+      d.*(device_fields_[i]->member) =
+          from_theta(t[static_cast<Eigen::Index>(i)], device_fields_[i]->kind);
+    }
+    w.resize(keys_.size());
+    for (std::size_t k = 0; k < keys_.size(); ++k) {
+      const auto o = static_cast<Eigen::Index>(key_offset_[k]);
+      w[k].eff_compute = from_theta(t[o], 'c');
+      w[k].eff_memory = from_theta(t[o + 1], 's');
+      w[k].gpu_activity = from_theta(t[o + 2], 'p');
+      w[k].kernel_scale = from_theta(t[o + 3], 'p');
+      w[k].preprocess_ms = keys_[k].second == Phase::training ? from_theta(t[o + 4], 'p') : 0.0;
+    }
+  }
+
+  // Residuals of rows [begin, end) and the priors of keys in [kbegin, kend) into r.
+  void residuals(const CrossModeDevice& d, const std::vector<CrossModeWorkload>& w,
+                 std::size_t begin, std::size_t end, Eigen::VectorXd& r) const {
+    for (std::size_t i = begin; i < end; ++i) {
+      const Row& row = rows_[i];
+      const ModeRow& m = *row.row;
+      const CrossModeEstimate e = cross_mode_estimate(device_, d, w[row.key], m.phase,
+                                                      features_[row.feature], m.mode, m.batch_size);
+      const auto j = static_cast<Eigen::Index>(2 * i);
+      r[j] = huber_residual(std::log(e.time_s / m.time_s), options_.huber);
+      r[j + 1] = huber_residual((e.power_w - m.power_w) / m.power_w, options_.huber);
+    }
+  }
+  void priors(const std::vector<CrossModeWorkload>& w, Eigen::VectorXd& r) const {
+    for (std::size_t k = 0; k < keys_.size(); ++k) {
+      const auto j = static_cast<Eigen::Index>(2 * rows_.size() + 2 * k);
+      r[j] = options_.activity_prior * std::log(w[k].gpu_activity);
+      r[j + 1] = options_.activity_prior * std::log(w[k].kernel_scale);
+    }
+  }
+
+  Eigen::VectorXd residual_vector(const Eigen::VectorXd& t, CrossModeDevice d) const {
+    std::vector<CrossModeWorkload> w(start_workloads_);
+    decode(t, d, w);
+    Eigen::VectorXd r(static_cast<Eigen::Index>(residual_count()));
+    residuals(d, w, 0, rows_.size(), r);
+    priors(w, r);
+    return r;
+  }
+
+  Eigen::MatrixXd jacobian(const Eigen::VectorXd& t, const CrossModeDevice& base,
+                           const Eigen::VectorXd& r0) const {
+    const auto m = static_cast<Eigen::Index>(residual_count());
+    const auto n = static_cast<Eigen::Index>(parameters_);
+    Eigen::MatrixXd jac = Eigen::MatrixXd::Zero(m, n);
+    constexpr double kStep = 1e-6;
+    Eigen::VectorXd r(m);
+    for (Eigen::Index p = 0; p < n; ++p) {
+      Eigen::VectorXd tp = t;
+      tp[p] += kStep;
+      CrossModeDevice d = base;
+      std::vector<CrossModeWorkload> w(start_workloads_);
+      decode(tp, d, w);
+      std::size_t begin = 0, end = rows_.size();
+      if (static_cast<std::size_t>(p) >= device_fields_.size()) {
+        const std::size_t k = key_of_parameter(static_cast<std::size_t>(p));
+        begin = ranges_[k].first;
+        end = ranges_[k].second;
+      }
+      r = r0;
+      residuals(d, w, begin, end, r);
+      priors(w, r);
+      jac.col(p) = (r - r0) / kStep;
+    }
+    return jac;
+  }
+
+  void set_start(std::vector<CrossModeWorkload> w) { start_workloads_ = std::move(w); }
+
+ private:
+  struct Row {
+    const ModeRow* row;
+    std::size_t key;
+    std::size_t feature;
+  };
+  std::size_t key_of_parameter(std::size_t p) const {
+    std::size_t k = 0;
+    while (k + 1 < key_offset_.size() && key_offset_[k + 1] <= p) ++k;
+    return k;
+  }
+
+  const DeviceSpec& device_;
+  CrossModeFitOptions options_;
+  std::vector<Row> rows_;
+  std::vector<WorkFeatures> features_;
+  std::vector<WorkloadKey> keys_;
+  std::map<WorkloadKey, std::size_t> key_index_;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges_;
+  std::vector<const CrossModeField*> device_fields_;
+  std::vector<std::size_t> key_offset_;
+  std::size_t parameters_ = 0;
+  std::vector<CrossModeWorkload> start_workloads_;
+};
+
+// Levenberg-Marquardt with Marquardt's diagonal scaling; returns (theta, iterations, cost).
+std::tuple<Eigen::VectorXd, int, double> levenberg_marquardt(const Problem& problem,
+                                                             Eigen::VectorXd t,
+                                                             const CrossModeDevice& base,
+                                                             int max_iterations) {
+  Eigen::VectorXd r = problem.residual_vector(t, base);
+  double cost = 0.5 * r.squaredNorm();
+  double lambda = 1e-3;
+  int it = 0;
+  int small_steps = 0;
+  for (; it < max_iterations; ++it) {
+    const Eigen::MatrixXd jac = problem.jacobian(t, base, r);
+    const Eigen::MatrixXd a = jac.transpose() * jac;
+    const Eigen::VectorXd g = jac.transpose() * r;
+    bool accepted = false;
+    for (int tries = 0; tries < 20; ++tries) {
+      // Marquardt's scaling, floored so that a parameter the data hardly see is still damped,
+      // and steps capped in the transformed space (a factor e^4 at most per iteration).
+      Eigen::MatrixXd m = a;
+      const double floor = 1e-6 * a.trace() / static_cast<double>(a.rows());
+      for (Eigen::Index i = 0; i < m.rows(); ++i)
+        m(i, i) += lambda * std::max(a(i, i), floor) + 1e-12;
+      Eigen::VectorXd step = m.ldlt().solve(-g);
+      const double largest = step.cwiseAbs().maxCoeff();
+      if (largest > 4) step *= 4 / largest;
+      const Eigen::VectorXd t_new = t + step;
+      const Eigen::VectorXd r_new = problem.residual_vector(t_new, base);
+      const double c_new = 0.5 * r_new.squaredNorm();
+      if (std::isfinite(c_new) && c_new < cost) {
+        small_steps = (cost - c_new) < 1e-9 * cost ? small_steps + 1 : 0;
+        t = t_new;
+        r = r_new;
+        cost = c_new;
+        lambda = std::max(lambda / 3, 1e-10);
+        accepted = true;
+        break;
+      }
+      lambda *= 4;
+    }
+    if (!accepted || small_steps >= 3) break;
+  }
+  return {t, it, cost};
+}
+
+CrossModeWorkload start_parameters(Phase phase) {
+  CrossModeWorkload w;
+  w.eff_compute = 0.3;
+  w.eff_memory = 0.5;
+  w.gpu_activity = 1;
+  w.kernel_scale = 1;
+  w.preprocess_ms = phase == Phase::training ? 5 : 0;
+  return w;
+}
+
+std::string fmt(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string fmt_pct(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+// Position of f in a table as low/mid/high third.
+const char* tercile(double f, const std::vector<double>& table) {
+  if (table.empty()) return "mid";
+  const auto it = std::lower_bound(table.begin(), table.end(), f * (1 - 1e-9));
+  const double i = static_cast<double>(
+      std::min<std::ptrdiff_t>(it - table.begin(), static_cast<std::ptrdiff_t>(table.size()) - 1));
+  const double n = static_cast<double>(table.size());
+  if (i < n / 3) return "low";
+  if (i < 2 * n / 3) return "mid";
+  return "high";
+}
+
+}  // namespace
+
+std::vector<ModeRow> mode_rows(const ProfileTable& table, const DeviceSpec& device,
+                               const std::string& workload) {
+  std::vector<ModeRow> rows;
+  for (const ProfileRow& p : table.rows) {
+    if (p.phase == ProfilePhase::idle || !p.time_ms) continue;
+    ModeRow r;
+    if (p.workload) {
+      r.workload = std::string(canonical_workload_name(*p.workload));
+    } else if (!workload.empty()) {
+      r.workload = std::string(canonical_workload_name(workload));
+    } else {
+      throw InputError(p.where, "workload", "the row names no workload; pass --workload");
+    }
+    if (!workload.empty() && r.workload != canonical_workload_name(workload)) continue;
+    r.phase = p.phase == ProfilePhase::training ? Phase::training : Phase::inference;
+    r.mode.cores = p.cores;
+    r.mode.cpu_khz = p.cpu_khz;
+    r.mode.gpu_hz = p.gpu_hz;
+    r.mode.emc_hz = p.emc_hz;
+    r.mode.gpu_tpcs = device.gpu_tpcs;
+    r.batch_size = p.batch_size;
+    r.time_s = *p.time_ms * 1e-3;
+    r.power_w = p.power_w;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<ModeRow> select(const std::vector<ModeRow>& rows,
+                            const std::vector<std::size_t>& indices) {
+  std::vector<ModeRow> out;
+  out.reserve(indices.size());
+  for (std::size_t i : indices) out.push_back(rows.at(i));
+  return out;
+}
+
+std::pair<std::vector<std::size_t>, std::vector<std::size_t>> split_modes(
+    const std::vector<ModeRow>& rows, double holdout, std::uint64_t seed) {
+  using Key = std::tuple<int, double, double, double>;
+  std::set<Key> distinct;
+  for (const ModeRow& r : rows) {
+    distinct.insert({r.mode.cores, r.mode.cpu_khz, r.mode.gpu_hz, r.mode.emc_hz});
+  }
+  std::vector<Key> modes(distinct.begin(), distinct.end());
+  Rng rng(seed);
+  for (std::size_t i = modes.size(); i > 1; --i) {
+    std::swap(modes[i - 1], modes[rng.uniform_below(i)]);
+  }
+  const auto held =
+      static_cast<std::size_t>(std::llround(holdout * static_cast<double>(modes.size())));
+  const std::set<Key> held_out(modes.begin(), modes.begin() + static_cast<std::ptrdiff_t>(held));
+  std::pair<std::vector<std::size_t>, std::vector<std::size_t>> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ModeRow& r = rows[i];
+    const bool h = held_out.count({r.mode.cores, r.mode.cpu_khz, r.mode.gpu_hz, r.mode.emc_hz}) > 0;
+    (h ? out.second : out.first).push_back(i);
+  }
+  return out;
+}
+
+std::vector<std::size_t> sample_rows(const std::vector<ModeRow>& rows, std::size_t count,
+                                     std::uint64_t seed,
+                                     const std::function<bool(const ModeRow&)>& keep) {
+  std::vector<std::size_t> pool;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (keep(rows[i])) pool.push_back(i);
+  }
+  Rng rng(seed);
+  const std::size_t n = std::min(count, pool.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    std::swap(pool[i], pool[i + rng.uniform_below(pool.size() - i)]);
+  }
+  pool.resize(n);
+  std::sort(pool.begin(), pool.end());
+  return pool;
+}
+
+CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>& rows,
+                            const WorkloadCatalog& catalog, const CrossModeFitOptions& options,
+                            const CrossModeDevice& start) {
+  Problem problem(device, rows, catalog, options);
+  std::vector<CrossModeWorkload> w;
+  for (const WorkloadKey& k : problem.keys()) w.push_back(start_parameters(k.second));
+  problem.set_start(w);
+  CrossModeDevice d = start;
+  d.device = device.name;
+  // Stage 1: the workloads' parameters with the device at its start values, so that the joint
+  // fit starts near the data; stage 2: everything together.
+  problem.set_layout(false);
+  {
+    auto [t, it, cost] = levenberg_marquardt(problem, problem.encode(d, w), d, 60);
+    problem.decode(t, d, w);
+  }
+  problem.set_start(w);
+  problem.set_layout(true);
+  auto [t, it, cost] =
+      levenberg_marquardt(problem, problem.encode(d, w), d, options.max_iterations);
+  // Restart with a fresh damping while that still helps: a run can stall in a narrow valley
+  // with the damping grown large.
+  for (int restart = 0; restart < 5 && it < options.max_iterations; ++restart) {
+    auto [t2, it2, cost2] = levenberg_marquardt(problem, t, d, options.max_iterations - it);
+    it += it2;
+    if (!(cost2 < cost * (1 - 1e-6))) break;
+    t = t2;
+    cost = cost2;
+  }
+  problem.decode(t, d, w);
+  CrossModeFit fit;
+  fit.calibration.device = d;
+  for (std::size_t k = 0; k < problem.keys().size(); ++k) {
+    fit.calibration.workloads[problem.keys()[k]] = w[k];
+  }
+  fit.iterations = it;
+  fit.cost = cost;
+  fit.rows = rows.size();
+  return fit;
+}
+
+CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
+                               const WorkloadKey& key, const std::vector<ModeRow>& rows,
+                               const WorkloadCatalog& catalog, const CrossModeFitOptions& options) {
+  for (const ModeRow& r : rows) {
+    if (r.workload != key.first || r.phase != key.second) {
+      throw InputError("fit_workload: a row of " + r.workload + " " + to_string(r.phase) +
+                       " among the rows of " + key.first + " " + to_string(key.second));
+    }
+  }
+  Problem problem(device, rows, catalog, options);
+  std::vector<CrossModeWorkload> w{start_parameters(key.second)};
+  problem.set_start(w);
+  problem.set_layout(false);
+  auto [t, it, cost] =
+      levenberg_marquardt(problem, problem.encode(coefficients, w), coefficients, 200);
+  CrossModeDevice d = coefficients;
+  problem.decode(t, d, w);
+  return w.front();
+}
+
+ErrorStats error_stats(const std::vector<double>& time_error_pct,
+                       const std::vector<double>& power_error_pct) {
+  ErrorStats s;
+  s.rows = time_error_pct.size();
+  if (s.rows == 0) return s;
+  for (std::size_t i = 0; i < s.rows; ++i) {
+    s.time_mape_pct += std::abs(time_error_pct[i]);
+    s.power_mape_pct += std::abs(power_error_pct[i]);
+    s.time_bias_pct += time_error_pct[i];
+    s.power_bias_pct += power_error_pct[i];
+  }
+  const double n = static_cast<double>(s.rows);
+  s.time_mape_pct /= n;
+  s.power_mape_pct /= n;
+  s.time_bias_pct /= n;
+  s.power_bias_pct /= n;
+  return s;
+}
+
+ModeErrors evaluate_cross_mode(const DeviceSpec& device, const CrossModeCalibration& calibration,
+                               const std::vector<ModeRow>& rows, const WorkloadCatalog& catalog) {
+  const CrossModeModel model(device, calibration, catalog);
+  ModeErrors e;
+  std::map<std::tuple<std::string, int, int>, WorkFeatures> features;
+  std::vector<std::pair<std::string, std::size_t>> groups;  // (group, row)
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ModeRow& r = rows[i];
+    const auto fkey = std::make_tuple(r.workload, static_cast<int>(r.phase), r.batch_size);
+    auto it = features.find(fkey);
+    if (it == features.end()) {
+      it = features
+               .emplace(fkey, work_features(device, catalog.get(r.workload), r.phase, r.batch_size))
+               .first;
+    }
+    const CrossModeWorkload w = model.parameters(r.workload, r.phase).first;
+    const CrossModeEstimate est = cross_mode_estimate(device, calibration.device, w, r.phase,
+                                                      it->second, r.mode, r.batch_size);
+    e.time_error_pct.push_back((est.time_s - r.time_s) / r.time_s * 100);
+    e.power_error_pct.push_back((est.power_w - r.power_w) / r.power_w * 100);
+  }
+  e.all = error_stats(e.time_error_pct, e.power_error_pct);
+  auto collect = [&](const std::function<std::string(const ModeRow&)>& group_of) {
+    std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> g;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::string name = group_of(rows[i]);
+      if (name.empty()) continue;
+      g[name].first.push_back(e.time_error_pct[i]);
+      g[name].second.push_back(e.power_error_pct[i]);
+    }
+    std::vector<GroupErrors> out;
+    out.reserve(g.size());
+    for (const auto& [name, errs] : g) out.push_back({name, error_stats(errs.first, errs.second)});
+    return out;
+  };
+  e.by_workload = collect([](const ModeRow& r) { return r.workload + " " + to_string(r.phase); });
+  const auto add_regions = [&](const std::function<std::string(const ModeRow&)>& f) {
+    for (GroupErrors& g : collect(f)) e.by_region.push_back(std::move(g));
+  };
+  add_regions([&](const ModeRow& r) {
+    return std::string(to_string(r.phase)) + " gpu " + tercile(r.mode.gpu_hz, device.gpu_hz);
+  });
+  add_regions([&](const ModeRow& r) {
+    return std::string(to_string(r.phase)) + " cpu " + tercile(r.mode.cpu_khz, device.cpu_khz);
+  });
+  add_regions([&](const ModeRow& r) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " emc %06.1f", r.mode.emc_hz / 1e6);
+    return std::string(to_string(r.phase)) + buf;
+  });
+  add_regions([&](const ModeRow& r) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " cores %02d", r.mode.cores);
+    return std::string(to_string(r.phase)) + buf;
+  });
+  add_regions([&](const ModeRow& r) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " batch %02d", r.batch_size);
+    return r.phase == Phase::inference ? r.workload + buf : std::string();
+  });
+  return e;
+}
+
+std::string cross_mode_yaml(const CrossModeCalibration& calibration,
+                            const std::vector<std::string>& header) {
+  std::ostringstream o;
+  for (const std::string& line : header) o << "# " << line << "\n";
+  o << "version: 1\n";
+  o << "model: analytic-modes\n";
+  o << "device: " << calibration.device.device << "\n";
+  o << "coefficients:\n";
+  for (const CrossModeField& f : cross_mode_fields()) {
+    o << "  " << f.name << ": {value: " << fmt(calibration.device.*(f.member)) << ", unit: \""
+      << f.unit << "\", source: \"" << f.origin << "\"}\n";
+  }
+  o << "workloads:\n";
+  for (const auto& [key, w] : calibration.workloads) {
+    o << "  - {workload: " << key.first << ", phase: " << to_string(key.second)
+      << ", eff_compute: " << fmt(w.eff_compute) << ", eff_memory: " << fmt(w.eff_memory)
+      << ", gpu_activity: " << fmt(w.gpu_activity) << ", kernel_scale: " << fmt(w.kernel_scale)
+      << ", preprocess_ms: " << fmt(w.preprocess_ms) << "}\n";
+  }
+  return o.str();
+}
+
+std::string to_table(const ModeErrors& errors, const std::string& title) {
+  std::ostringstream o;
+  o << title << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-34s %7s %9s %9s %9s %9s\n", "group", "rows", "time %",
+                "bias %", "power %", "bias %");
+  o << line;
+  const auto row = [&](const std::string& name, const ErrorStats& s) {
+    std::snprintf(line, sizeof line, "  %-34s %7zu %9s %9s %9s %9s\n", name.c_str(), s.rows,
+                  fmt_pct(s.time_mape_pct).c_str(), fmt_pct(s.time_bias_pct).c_str(),
+                  fmt_pct(s.power_mape_pct).c_str(), fmt_pct(s.power_bias_pct).c_str());
+    o << line;
+  };
+  for (const GroupErrors& g : errors.by_workload) row(g.group, g.stats);
+  row("all", errors.all);
+  if (!errors.by_region.empty()) {
+    o << "  by region (GPU and CPU clock tercile of the table, EMC MHz, online cores):\n";
+    for (const GroupErrors& g : errors.by_region) row(g.group, g.stats);
+  }
+  return o.str();
+}
+
+}  // namespace fulcrum::models

@@ -1,0 +1,135 @@
+// Fitting the cross-mode model (models/perf/cross_mode_model.hpp) to measured modes:
+// Levenberg-Marquardt (Eigen) on log-time errors and relative power errors under a Huber loss,
+// the device's coefficients and every workload's parameters together (fit_cross_mode), or one new
+// workload's parameters with the device fixed (fit_workload); held-out evaluation by workload,
+// phase and region of the mode space; the calibration file's text.
+//
+//   std::vector<ModeRow> rows = mode_rows(read_profile_csv(csv), orin);
+//   auto [fit, rest] = split_modes(rows, 0.5, 1);
+//   CrossModeFit f = fit_cross_mode(orin, select(rows, fit), workload_catalog());
+//   ModeErrors e = evaluate_cross_mode(orin, f.calibration, select(rows, rest),
+//   workload_catalog());
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/device/device_spec.hpp"
+#include "models/perf/cross_mode_model.hpp"
+#include "models/perf/profile_csv.hpp"
+#include "models/workload/workload_catalog.hpp"
+
+namespace fulcrum::models {
+
+// One measured minibatch: workload (catalog name), phase, mode, batch size, time and power.
+struct ModeRow {
+  std::string workload;
+  Phase phase = Phase::inference;
+  PowerMode mode;
+  int batch_size = 0;
+  double time_s = 0;
+  double power_w = 0;
+};
+
+// The busy rows of a profile or measurement file (idle rows skipped), workload names canonical,
+// modes with all TPCs. InputError for a row without a workload when `workload` is empty.
+std::vector<ModeRow> mode_rows(const ProfileTable& table, const DeviceSpec& device,
+                               const std::string& workload = "");
+
+std::vector<ModeRow> select(const std::vector<ModeRow>& rows,
+                            const std::vector<std::size_t>& indices);
+
+// Splits the distinct modes (cores, CPU, GPU, EMC) of `rows` at random (seeded): a mode and all
+// its rows (every workload, phase and batch size) go to the held-out side with probability
+// `holdout`. Returns (fit indices, held-out indices), each ascending.
+std::pair<std::vector<std::size_t>, std::vector<std::size_t>> split_modes(
+    const std::vector<ModeRow>& rows, double holdout, std::uint64_t seed);
+
+// `count` row indices drawn without replacement (seeded) among those where `keep` holds.
+std::vector<std::size_t> sample_rows(const std::vector<ModeRow>& rows, std::size_t count,
+                                     std::uint64_t seed,
+                                     const std::function<bool(const ModeRow&)>& keep);
+
+struct CrossModeFitOptions {
+  int max_iterations = 300;
+  double huber = 0.10;  // residuals beyond 10% weigh linearly, not quadratically (glitches)
+  // Weight of the priors that keep each workload's GPU activity and kernel scale near 1 (they
+  // trade with the device's gpu_dynamic_w and kernel_gpu_kcycles, which alone would leave both
+  // undetermined).
+  double activity_prior = 0.3;
+};
+
+struct CrossModeFit {
+  CrossModeCalibration calibration;
+  int iterations = 0;
+  double cost = 0;  // final Huber cost
+  std::size_t rows = 0;
+};
+
+// Fits the device's coefficients and the parameters of every (workload, phase) in `rows`.
+// Deterministic. InputError when rows are empty or name a workload the catalog lacks.
+CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>& rows,
+                            const WorkloadCatalog& catalog, const CrossModeFitOptions& options = {},
+                            const CrossModeDevice& start = {});
+
+// The new-workload path: only (workload, phase)'s parameters, from its profiled rows, with the
+// device's coefficients fixed. Every row must be of that workload and phase.
+CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
+                               const WorkloadKey& key, const std::vector<ModeRow>& rows,
+                               const WorkloadCatalog& catalog,
+                               const CrossModeFitOptions& options = {});
+
+// Mean absolute percentage errors of a group of rows.
+struct ErrorStats {
+  std::size_t rows = 0;
+  double time_mape_pct = 0;
+  double power_mape_pct = 0;
+  double time_bias_pct = 0;  // mean signed error: > 0 predicted slower than measured
+  double power_bias_pct = 0;
+};
+
+struct GroupErrors {
+  std::string group;  // "resnet18 training", "gpu low", ...
+  ErrorStats stats;
+};
+
+struct ModeErrors {
+  ErrorStats all;
+  std::vector<GroupErrors> by_workload;  // "<workload> <phase>", sorted
+  // Per region: GPU clock tercile of the table (low/mid/high), CPU clock tercile, EMC clock,
+  // online cores; each also split by phase so a region's systematic error shows per phase.
+  std::vector<GroupErrors> by_region;
+  std::vector<double> time_error_pct;  // per row, signed, in the order of the rows
+  std::vector<double> power_error_pct;
+};
+
+ModeErrors evaluate_cross_mode(const DeviceSpec& device, const CrossModeCalibration& calibration,
+                               const std::vector<ModeRow>& rows, const WorkloadCatalog& catalog);
+
+// Error statistics of given predictions (for other models evaluated on the same rows).
+ErrorStats error_stats(const std::vector<double>& time_error_pct,
+                       const std::vector<double>& power_error_pct);
+
+// The calibration file: `header` lines (each written as a `# ` comment), then device
+// coefficients with unit and origin, then every workload's parameters. 9 significant digits.
+std::string cross_mode_yaml(const CrossModeCalibration& calibration,
+                            const std::vector<std::string>& header);
+
+// Human-readable table of ModeErrors.
+std::string to_table(const ModeErrors& errors, const std::string& title);
+
+// One serialised device coefficient: key, unit, origin, member.
+struct CrossModeField {
+  const char* name;
+  const char* unit;
+  const char* origin;  // "fitted: ..." or "prior: ..."
+  double CrossModeDevice::*member;
+  char kind;  // how the fit varies it: 'p' positive, 's' share in (0, 1), 'e' exponent > 1,
+              // 'x' fixed (a prior or a condition of the measurements)
+};
+const std::vector<CrossModeField>& cross_mode_fields();
+
+}  // namespace fulcrum::models

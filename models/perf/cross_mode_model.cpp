@@ -1,0 +1,225 @@
+#include "models/perf/cross_mode_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/error.hpp"
+#include "models/perf/analytic_model.hpp"
+
+namespace fulcrum::models {
+
+namespace {
+
+// (a^p + b^p)^(1/p): the combined time of two activities that overlap partly. p = 1 is strict
+// sequence, p -> infinity full overlap (the max); scaled so that large ratios do not overflow.
+double pnorm(double a, double b, double p) {
+  const double m = std::max(a, b);
+  if (!(m > 0)) return 0;
+  return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
+}
+
+double table_max(const std::vector<double>& table, double fallback) {
+  return table.empty() ? fallback : table.back();
+}
+
+// CUDA cores powered in the mode (all of them when the mode does not say).
+double cuda_cores_on(const DeviceSpec& device, const PowerMode& mode) {
+  if (device.gpu_tpcs <= 0 || mode.gpu_tpcs <= 0) return device.cuda_cores;
+  return static_cast<double>(device.cuda_cores) * std::min(mode.gpu_tpcs, device.gpu_tpcs) /
+         device.gpu_tpcs;
+}
+
+}  // namespace
+
+double cross_mode_voltage(double f, const std::vector<double>& table, double v_min_ratio,
+                          double curve) {
+  if (table.size() < 2) return 1.0;
+  const double lo = table.front();
+  const double hi = table.back();
+  const double x = std::clamp((f - lo) / (hi - lo), 0.0, 1.0);
+  return v_min_ratio + (1.0 - v_min_ratio) * std::pow(x, curve);
+}
+
+WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, Phase phase,
+                           int batch_size) {
+  const auto bytes = [&](int b) {
+    double sum = 0;
+    for (const LayerWork& l : workload.layer_work(phase, b)) sum += dram_bytes(device, l);
+    return sum;
+  };
+  const double l2 = device.gpu_l2_kb.value_or(0) * 1024;
+  WorkFeatures f;
+  for (const LayerWork& l : workload.layer_work(phase, batch_size)) {
+    f.flops += l.flops;
+    const double b = dram_bytes(device, l);
+    (b <= l2 ? f.l2_bytes : f.dram_bytes) += b;
+    f.kernels += l.kernels;
+  }
+  f.fixed_bytes = std::clamp(2 * bytes(1) - bytes(2), 0.0, f.dram_bytes);
+  return f;
+}
+
+RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
+                          const PowerMode& mode) {
+  const double vg =
+      cross_mode_voltage(mode.gpu_hz, device.gpu_hz, d.gpu_v_min_ratio, d.gpu_v_curve);
+  const double vc =
+      cross_mode_voltage(mode.cpu_khz, device.cpu_khz, d.cpu_v_min_ratio, d.cpu_v_curve);
+  const double emc_frac = mode.emc_hz / table_max(device.emc_hz, mode.emc_hz);
+  const RailMap rails = rail_map(device);
+  RailPower p;
+  p.power_w.assign(std::max<std::size_t>(1, device.rails.size()), 0.0);
+  p.power_w[rails.gpu_soc] += d.base_w * d.base_gpu_soc_share + d.gpu_static_w * vg * vg;
+  p.power_w[rails.cpu] += d.cpu_core_static_w * mode.cores * vc * vc;
+  p.power_w[rails.sys] += d.base_w * (1 - d.base_gpu_soc_share) + d.emc_static_w * emc_frac;
+  return p;
+}
+
+CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeDevice& d,
+                                      const CrossModeWorkload& w, Phase phase,
+                                      const WorkFeatures& f, const PowerMode& mode,
+                                      int batch_size) {
+  if (!(mode.gpu_hz > 0) || !(mode.cpu_khz > 0) || !(mode.emc_hz > 0) || mode.cores <= 0) {
+    throw InputError("mode " + mode.label() + " has a zero clock or no cores");
+  }
+  const double emc_max = table_max(device.emc_hz, mode.emc_hz);
+  const double gpu_max = table_max(device.gpu_hz, mode.gpu_hz);
+  const double cpu_max = table_max(device.cpu_khz, mode.cpu_khz);
+  const double bandwidth = device.memory_bandwidth_gbps(mode.emc_hz) * 1e9;  // bytes/s
+  const double peak_bandwidth = device.memory_bandwidth_gbps(emc_max) * 1e9;
+  if (!(bandwidth > 0)) throw InputError("device " + device.name + " has no memory bus width");
+
+  CrossModeEstimate e;
+  // GPU: compute at the achieved share of the CUDA-core peak plus a fixed cycle cost per kernel,
+  // DRAM traffic at the achieved share of the bandwidth; the two overlap partly.
+  const double peak_flops = cuda_cores_on(device, mode) * 2.0 * mode.gpu_hz;
+  const double compute_s = f.flops / (peak_flops * w.eff_compute) +
+                           f.kernels * w.kernel_scale * d.kernel_gpu_kcycles * 1e3 / mode.gpu_hz;
+  // Weights stream sequentially (eff_weights, one for the device); activations follow the
+  // workload's access pattern (eff_memory).
+  const double memory_s = f.fixed_bytes / (bandwidth * d.eff_weights) +
+                          (f.dram_bytes - f.fixed_bytes) / (bandwidth * w.eff_memory) +
+                          f.l2_bytes / (peak_bandwidth * d.l2_speedup * w.eff_memory);
+  e.gpu_s = pnorm(compute_s, memory_s, d.overlap_memory);
+  e.compute_s = compute_s;
+  // CPU-side work runs at the CPU clock, a share of it waiting on DRAM.
+  const double cpu_scale = d.cpu_ref_khz / mode.cpu_khz;
+  const double host_memory =
+      (1 - d.host_memory_share) + d.host_memory_share * emc_max / mode.emc_hz;
+  e.host_s = (f.kernels * w.kernel_scale * d.launch_us * 1e-6 + d.overhead_ms * 1e-3) * cpu_scale *
+             host_memory;
+  e.device_s = pnorm(e.gpu_s, e.host_s, d.overlap_host);
+  // Training: the dataloader's workers decode and augment the next minibatches in parallel on
+  // the cores the training thread leaves; steady state is bounded by the slower of the two.
+  double pipeline_core_s = 0;
+  if (phase == Phase::training && w.preprocess_ms > 0) {
+    pipeline_core_s = batch_size * w.preprocess_ms * 1e-3 * cpu_scale * host_memory;
+    const double free_cores = std::max(0.25, mode.cores - d.main_thread_cores);
+    // Smooth min(workers, free cores): the workers cannot use more cores than are left to them.
+    const double q = 4;
+    const double parallel = std::pow(std::pow(d.workers, -q) + std::pow(free_cores, -q), -1 / q);
+    e.pipeline_s = pipeline_core_s / parallel;
+  }
+  e.time_s = e.pipeline_s > 0 ? pnorm(e.device_s, e.pipeline_s, d.overlap_pipeline) : e.device_s;
+
+  // Power: idle terms plus activity. GPU switching power C V^2 f while busy; the CPU cores busy
+  // with launches and pre-processing; DRAM traffic.
+  const double vg =
+      cross_mode_voltage(mode.gpu_hz, device.gpu_hz, d.gpu_v_min_ratio, d.gpu_v_curve);
+  const double vc =
+      cross_mode_voltage(mode.cpu_khz, device.cpu_khz, d.cpu_v_min_ratio, d.cpu_v_curve);
+  // SMs computing draw the full switching power; waiting on DRAM a fitted share of it.
+  const double computing = std::min(compute_s, e.gpu_s);
+  const double u_gpu =
+      std::min(1.0, (computing + d.gpu_stall_power_share * (e.gpu_s - computing)) / e.time_s);
+  const double busy_cores = std::min<double>(mode.cores, (e.host_s + pipeline_core_s) / e.time_s);
+  const double traffic = std::min(1.0, f.dram_bytes / e.time_s / peak_bandwidth);
+  e.rails = cross_mode_idle(device, d, mode);
+  const RailMap rails = rail_map(device);
+  e.rails.power_w[rails.gpu_soc] +=
+      d.gpu_dynamic_w * w.gpu_activity * u_gpu * (mode.gpu_hz / gpu_max) * vg * vg;
+  e.rails.power_w[rails.cpu] +=
+      d.cpu_core_dynamic_w * busy_cores * (mode.cpu_khz / cpu_max) * vc * vc;
+  e.rails.power_w[rails.sys] += d.dram_dynamic_w * traffic;
+  e.power_w = e.rails.module_w();
+  return e;
+}
+
+CrossModeModel::CrossModeModel(const DeviceSpec& device, CrossModeCalibration calibration,
+                               const WorkloadCatalog& catalog)
+    : device_(device), cal_(std::move(calibration)), catalog_(&catalog) {
+  if (device.name != cal_.device.device) {
+    throw InputError("device " + device.name +
+                     " has no cross-mode calibration (the one given is for " + cal_.device.device +
+                     ")");
+  }
+}
+
+std::pair<CrossModeWorkload, bool> CrossModeModel::parameters(const std::string& workload,
+                                                              Phase phase) const {
+  const std::string name(canonical_workload_name(workload));
+  if (auto it = cal_.workloads.find({name, phase}); it != cal_.workloads.end()) {
+    return {it->second, true};
+  }
+  // Geometric mean of the phase's calibrated workloads: a neutral guess, marked extrapolated.
+  CrossModeWorkload g;
+  int n = 0;
+  double log_c = 0, log_m = 0, log_a = 0, log_p = 0, log_k = 0;
+  for (const auto& [key, w] : cal_.workloads) {
+    if (key.second != phase) continue;
+    log_c += std::log(w.eff_compute);
+    log_m += std::log(w.eff_memory);
+    log_a += std::log(w.gpu_activity);
+    log_k += std::log(w.kernel_scale);
+    log_p += std::log(std::max(w.preprocess_ms, 1e-6));
+    ++n;
+  }
+  if (n == 0) {
+    throw InputError(std::string("the cross-mode calibration has no ") + to_string(phase) +
+                     " workload to take default parameters from");
+  }
+  g.eff_compute = std::exp(log_c / n);
+  g.eff_memory = std::exp(log_m / n);
+  g.gpu_activity = std::exp(log_a / n);
+  g.kernel_scale = std::exp(log_k / n);
+  g.preprocess_ms = phase == Phase::training ? std::exp(log_p / n) : 0.0;
+  return {g, false};
+}
+
+CrossModeEstimate CrossModeModel::predict(const std::string& workload, Phase phase,
+                                          const PowerMode& mode, int batch_size) const {
+  if (batch_size < 1) throw InputError("batch size must be at least 1");
+  const Workload& w = catalog_->get(canonical_workload_name(workload));
+  const auto [params, own] = parameters(w.name(), phase);
+  return cross_mode_estimate(device_, cal_.device, params, phase,
+                             work_features(device_, w, phase, batch_size), mode, batch_size);
+}
+
+Prediction CrossModeModel::predict(const PerfQuery& q) const {
+  if (q.device.name != cal_.device.device) {
+    throw InputError(
+        "device " + q.device.name +
+        " has no cross-mode calibration (perf_model analytic-modes is calibrated for " +
+        cal_.device.device + " only; use perf_model: analytic)");
+  }
+  if (q.batch_size < 1) throw InputError("batch size must be at least 1");
+  auto [params, own] = parameters(q.workload.name(), q.phase);
+  if (!pipeline_in_time_) params.preprocess_ms = 0;  // the runtime's pipeline adds it
+  const CrossModeEstimate e = cross_mode_estimate(
+      q.device, cal_.device, params, q.phase,
+      work_features(q.device, q.workload, q.phase, q.batch_size), q.mode, q.batch_size);
+  Prediction p;
+  p.time_ms = e.time_s * 1e3;
+  p.power = e.rails;
+  p.provenance = own ? Provenance::modelled : Provenance::extrapolated;
+  return p;
+}
+
+RailPower CrossModeModel::idle_power(const DeviceSpec& device, const PowerMode& mode) const {
+  if (device.name != cal_.device.device) {
+    throw InputError("device " + device.name + " has no cross-mode calibration");
+  }
+  return cross_mode_idle(device, cal_.device, mode);
+}
+
+}  // namespace fulcrum::models

@@ -1,0 +1,157 @@
+// CrossModeModel: time and module power of a training or inference minibatch on one device as a
+// function of the power mode (online cores, CPU, GPU and EMC clocks) and the batch size, from
+// physical terms: GPU compute, DRAM traffic, CPU-side launches, the training data pipeline's
+// pre-processing on the CPU, and static + dynamic power per rail with V/f curves. One set of
+// device coefficients (CrossModeDevice) is shared by every workload; a workload has only the four
+// parameters that are physical properties of it (CrossModeWorkload). Fitted by
+// models/perf/cross_mode_fit.hpp; equations and reasons in docs/MODEL.md ("Across power modes").
+//
+//   CrossModeCalibration cal = sim::load_cross_mode_calibration(path);
+//   CrossModeModel model(orin, cal);
+//   CrossModeEstimate e = model.predict("resnet18", Phase::training, mode, 16);  // e.time_s
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/device/device_spec.hpp"
+#include "models/device/power_mode.hpp"
+#include "models/perf/perf_model.hpp"
+#include "models/workload/workload.hpp"
+#include "models/workload/workload_catalog.hpp"
+
+namespace fulcrum::models {
+
+// Coefficients of the device, shared by all workloads. Time constants hold at cpu_ref_khz and the
+// device's highest EMC clock; power magnitudes at the table maxima.
+struct CrossModeDevice {
+  std::string device = "orin-agx-64gb";
+  double cpu_ref_khz = 2201600;
+  // --- Time ---
+  double launch_us = 30;           // host time per kernel launch
+  double overhead_ms = 1;          // host time per minibatch (framework, optimizer step, sync)
+  double kernel_gpu_kcycles = 5;   // GPU-side cycles (thousands) a kernel costs however small
+  double eff_weights = 0.7;        // achieved share of peak bandwidth streaming the fixed bytes
+  double l2_speedup = 4;           // L2-resident layers' bandwidth relative to DRAM at f_emc,max
+  double host_memory_share = 0.2;  // share of CPU-side work that waits on DRAM (scales 1/f_emc)
+  double overlap_memory = 3;       // p-norm exponent combining compute and DRAM time
+  double overlap_host = 3;         // p-norm exponent combining GPU and launch time
+  double overlap_pipeline = 4;     // p-norm exponent combining the GPU path and the data pipeline
+  double main_thread_cores = 0.7;  // cores the training process's own thread keeps busy
+  double workers = 4;              // dataloader workers of the measurements
+  // --- Power ---
+  double base_w = 8;                   // always-on power: regulators, SoC fabric, I/O
+  double gpu_static_w = 3;             // GPU rail leakage at the top GPU voltage (scales V^2)
+  double cpu_core_static_w = 0.3;      // leakage of one online core at the top CPU voltage
+  double emc_static_w = 3;             // EMC/DRAM background power at the top EMC clock (scales f)
+  double gpu_dynamic_w = 30;           // GPU busy 100% at the top clock (x the workload's activity)
+  double gpu_stall_power_share = 0.5;  // share of it drawn while the GPU waits on DRAM
+  double cpu_core_dynamic_w = 1;       // one core busy 100% at the top CPU clock
+  double dram_dynamic_w = 10;          // DRAM traffic at 100% of the peak bandwidth
+  double gpu_v_min_ratio = 0.6;        // V(f_min)/V(f_max)
+  double cpu_v_min_ratio = 0.6;
+  double gpu_v_curve = 2;  // V rises as ((f - f_min)/(f_max - f_min))^curve: DVFS tables
+  double cpu_v_curve = 2;  // hold V near its floor at low clocks and raise it steeply at top
+  // --- Rail split (a prior: the measurements are module totals) ---
+  double base_gpu_soc_share = 0.45;  // share of base_w on VDD_GPU_SOC (rest on VIN_SYS_5V0)
+};
+
+// The parameters of one (workload, phase): each a property of the workload, not of the device.
+struct CrossModeWorkload {
+  double eff_compute = 0.3;  // achieved share of the CUDA-core FP32 peak (kernel mix, TF32)
+  double eff_memory = 0.5;   // achieved share of peak DRAM bandwidth (access pattern)
+  double gpu_activity = 1;   // GPU switching activity per busy cycle relative to the device's
+  double kernel_scale = 1;   // kernels launched and run per kernel of the layer graph (cuDNN's
+                             // fused RNN issues one per time step; fused element-wise ops fewer)
+  double preprocess_ms = 0;  // CPU time per sample of the dataloader at cpu_ref (training only:
+                             // decoding and augmenting the dataset's sample format)
+};
+
+// A workload as the model needs it: per-minibatch FLOPs, DRAM bytes and kernels at a batch size,
+// from the catalog's layer graph (models/workload).
+struct WorkFeatures {
+  double flops = 0;
+  double dram_bytes = 0;
+  double kernels = 0;
+  // The part of dram_bytes that does not grow with the batch (weights, their gradients and
+  // optimizer state): 2 B(1) - B(2) of the layer graph, at most dram_bytes.
+  double fixed_bytes = 0;
+  // Bytes of layers whose whole traffic fits in the GPU's L2 (a batch-1 feature map): served
+  // mostly on chip, so they are not in dram_bytes.
+  double l2_bytes = 0;
+};
+WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, Phase phase,
+                           int batch_size);
+
+// One prediction with its parts, in seconds and watts.
+struct CrossModeEstimate {
+  double time_s = 0;      // steady-state minibatch time (the pipeline's stall included)
+  double power_w = 0;     // module power while it runs
+  double gpu_s = 0;       // GPU busy time (compute and DRAM combined)
+  double compute_s = 0;   // its compute part alone
+  double host_s = 0;      // launch thread's time
+  double device_s = 0;    // GPU path: GPU and launches combined (what runs with a fed pipeline)
+  double pipeline_s = 0;  // data pipeline's time per minibatch (0 for inference)
+  RailPower rails;        // VDD_GPU_SOC, VDD_CPU_CV, VIN_SYS_5V0 (Orin AGX order)
+};
+
+// Key of a workload's parameters: catalog name and phase.
+using WorkloadKey = std::pair<std::string, Phase>;
+
+struct CrossModeCalibration {
+  CrossModeDevice device;
+  std::map<WorkloadKey, CrossModeWorkload> workloads;
+};
+
+// The model's equations on precomputed features; used by the model and the fit.
+CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeDevice& d,
+                                      const CrossModeWorkload& w, Phase phase,
+                                      const WorkFeatures& f, const PowerMode& mode, int batch_size);
+
+// Module power (per rail) with nothing running in the mode.
+RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
+                          const PowerMode& mode);
+
+// The public API, and the simulator's `analytic-modes` perf model.
+class CrossModeModel : public PerfModel {
+ public:
+  // `device` must be the calibration's device (InputError otherwise, naming both).
+  CrossModeModel(const DeviceSpec& device, CrossModeCalibration calibration,
+                 const WorkloadCatalog& catalog = workload_catalog());
+
+  std::string name() const override { return "analytic-modes"; }
+  // Workloads without parameters use the geometric mean of the calibrated ones of that phase
+  // and are marked extrapolated; calibrated ones are `modelled`.
+  Prediction predict(const PerfQuery& q) const override;
+  RailPower idle_power(const DeviceSpec& device, const PowerMode& mode) const override;
+
+  // predict(workload, phase, mode, batch): the workload by catalog name or measurement alias.
+  CrossModeEstimate predict(const std::string& workload, Phase phase, const PowerMode& mode,
+                            int batch_size) const;
+
+  // Parameters used for a workload: its own, else the phase's default (and false).
+  std::pair<CrossModeWorkload, bool> parameters(const std::string& workload, Phase phase) const;
+
+  // Whether predict(PerfQuery) includes the measured data pipeline (4 workers) in training time
+  // and power (the default), or gives the GPU path alone for a runtime that simulates the
+  // pipeline itself. predict(workload, ...) always gives every part.
+  void set_pipeline_in_time(bool in_time) { pipeline_in_time_ = in_time; }
+
+  const CrossModeCalibration& calibration() const { return cal_; }
+  CrossModeCalibration& calibration() { return cal_; }
+
+ private:
+  DeviceSpec device_;
+  CrossModeCalibration cal_;
+  const WorkloadCatalog* catalog_;
+  bool pipeline_in_time_ = true;
+};
+
+// V(f)/V(f_max): v_min_ratio at the table's lowest clock, 1 at its highest,
+// v_min + (1 - v_min) x^curve between (x the clock's position from lowest to highest).
+double cross_mode_voltage(double f, const std::vector<double>& table, double v_min_ratio,
+                          double curve);
+
+}  // namespace fulcrum::models
