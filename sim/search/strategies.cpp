@@ -167,7 +167,9 @@ class Random : public Strategy {
     // README, "Baselines": 10 modes for training; 10 per batch size with inference.
     const int per_combo = 10;
     const int k = options_.k ? *options_.k : per_combo * static_cast<int>(combos.size());
-    models::Rng rng = models::RngStreams(options_.seed ^ context.seed).stream("search/random");
+    // Both seeds, combined so that equal ones do not cancel (compare_strategy passes the same).
+    const std::uint64_t seed = options_.seed * 0x9E3779B97F4A7C15ULL + context.seed;
+    models::Rng rng = models::RngStreams(seed).stream("search/random");
     // k distinct modes (partial Fisher-Yates over the grid), each measured at one combination,
     // the combinations taken in turn.
     std::vector<std::size_t> order(context.grid.size());
