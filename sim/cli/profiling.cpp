@@ -193,6 +193,34 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 
 namespace po = boost::program_options;
 
+void add_settle_options(po::options_description& options) {
+  options.add_options()(
+      "settle-s", po::value<double>()->default_value(5.0),
+      "real-time backends: seconds to wait idle after each mode change, then to run each point "
+      "back to back before it is measured, so that its power has settled")(
+      "window-s", po::value<double>()->default_value(0.25),
+      "with a power meter: each of the N power figures is one meter window of back-to-back "
+      "minibatches lasting at least this long");
+}
+
+SettleOptions settle_options_from(const po::variables_map& vm) {
+  SettleOptions o;
+  o.settle_s = vm["settle-s"].as<double>();
+  if (!(o.settle_s >= 0) || o.settle_s > 3600) {
+    throw InputError(std::nullopt, "--settle-s", "expected 0..3600 s");
+  }
+  o.window_s = vm["window-s"].as<double>();
+  if (!(o.window_s > 0) || o.window_s > 60) {
+    throw InputError(std::nullopt, "--window-s", "expected more than 0, at most 60 s");
+  }
+  const auto ns = [](double s) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(s));
+  };
+  o.settle = ns(o.settle_s);
+  o.window = ns(o.window_s);
+  return o;
+}
+
 void add_clock_options(po::options_description& options) {
   options.add_options()(
       "clocks", po::value<std::string>()->default_value("auto"),
@@ -218,6 +246,22 @@ ClockOptions clock_options_from(const po::variables_map& vm) {
   o.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("clock-snapshot")) o.snapshot_file = vm["clock-snapshot"].as<std::string>();
   return o;
+}
+
+std::unique_ptr<backends::PowerMeter> make_profile_meter(bool hardware, const ClockOptions& options,
+                                                         const models::DeviceSpec& device,
+                                                         std::ostream& notes) {
+  if (!hardware) return nullptr;
+  try {
+    std::unique_ptr<backends::PowerMeter> meter = backends::make_power_meter(
+        {.sysfs_root = options.sysfs_root, .summed_rails = device.rails});
+    if (meter->measures()) return meter;
+    notes << "fulcrum: no power meter found: each point's power is the backend's own figure\n";
+  } catch (const Error& e) {
+    notes << "fulcrum: no power meter for profiling (" << e.what()
+          << "): each point's power is the backend's own figure\n";
+  }
+  return nullptr;
 }
 
 std::unique_ptr<backends::ClockControl> make_clock_control(const ClockOptions& options,
