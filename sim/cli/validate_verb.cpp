@@ -327,9 +327,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
           {"fulcrum validate: profile of " + resolved.scenario.name + " on backend " +
                backend_name +
                (hardware ? "" : " (simulated device, noise sigma " + fixed(noise, 3) + ")"),
-           "method: discard " + std::to_string(vm["discard"].as<int>()) + ", settle " +
-               fixed(settle.settle_s, 1) + " s back to back (real time), median of " +
-               std::to_string(vm["repeats"].as<int>()) +
+           "method: discard " + std::to_string(vm["discard"].as<int>()) +
+               (device_backend->runs_in_real_time()
+                    ? ", settle " + fixed(settle.settle_s, 1) + " s back to back"
+                    : std::string()) +
+               ", median of " + std::to_string(vm["repeats"].as<int>()) +
                (profile_meter ? "; power: " + profile_meter->name() +
                                     " energy over windows of >= " + fixed(settle.window_s, 2) + " s"
                               : std::string())},
