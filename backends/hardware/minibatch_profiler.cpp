@@ -119,6 +119,7 @@ ProfileMeasurement MinibatchProfiler::measure(const ProfilePoint& point,
   m.minibatches = options_.repeats;
   m.time_min_ms = *std::min_element(time_ms.begin(), time_ms.end());
   m.time_max_ms = *std::max_element(time_ms.begin(), time_ms.end());
+  m.layer_times = backend_.last_layer_times();
   return m;
 }
 

@@ -62,6 +62,9 @@ struct ProfileMeasurement {
   // meter windows (0 without a meter).
   int settle_minibatches = 0, metered_minibatches = 0;
   double time_min_ms = 0, time_max_ms = 0;  // spread of the N
+  // The backend's per-layer times of the point's last minibatch (Backend::last_layer_times();
+  // empty where it does not time layers).
+  std::vector<LayerTime> layer_times;
 };
 
 // The median of `values` (the mean of the two middle ones for an even count). Precondition: not

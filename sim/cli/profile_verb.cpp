@@ -63,7 +63,8 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
         "On a hardware backend, settling is running the point back to back for --settle-s,\n"
         "and each of the N power figures is a power meter's energy (NVML's energy counter,\n"
         "the INA3221 rails) over a window of back-to-back minibatches of --window-s or more;\n"
-        "the time is the median of every minibatch in the windows.\n\n"
+        "the time is the median of every minibatch in the windows. --profile-layers also\n"
+        "writes each point's per-layer times (its last minibatch) to FILE-layers.csv.\n\n"
         "Writes a profile CSV in the measurement column format (model,dataset,phase,\n"
         "minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,minibatch_time_ms,\n"
         "power_w, plus <RAIL>_w per rail) that a scenario reads with\n"
@@ -183,6 +184,11 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   write_file_atomically(out_path, profile_csv_text(rows, device.rails, comments,
                                                    vm["dataset"].as<std::string>(), idle));
   if (!quiet) err << "fulcrum: wrote " << rows.size() << " rows to " << out_path << "\n";
+  if (flags.profile_layers) {
+    const std::filesystem::path layers = layer_times_path(out_path);
+    write_file_atomically(layers, layer_times_csv_text(rows));
+    if (!quiet) err << "fulcrum: wrote the per-layer times to " << layers.string() << "\n";
+  }
   return 0;
 }
 

@@ -127,6 +127,30 @@ std::vector<IdleMeasurement> measure_idle(backends::Backend& backend,
   return idle;
 }
 
+std::string layer_times_csv_text(const std::vector<backends::ProfileMeasurement>& rows) {
+  std::string out = "model,phase,minibatch_size,gpu_freq_hz,layer,forward_ms,backward_ms\n";
+  for (const backends::ProfileMeasurement& r : rows) {
+    for (const backends::LayerTime& t : r.layer_times) {
+      out += r.workload + "," + (r.phase == models::Phase::training ? "train" : "infer") + ",";
+      append_integer(out, static_cast<std::int64_t>(r.batch_size));
+      out += ",";
+      append_csv_number(out, r.mode.gpu_hz);
+      out += "," + t.layer + ",";
+      append_csv_number(out, t.forward_ms);
+      out += ",";
+      append_csv_number(out, t.backward_ms);
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::filesystem::path layer_times_path(const std::filesystem::path& profile_csv) {
+  std::filesystem::path p = profile_csv;
+  p.replace_filename(profile_csv.stem().string() + "-layers" + profile_csv.extension().string());
+  return p;
+}
+
 std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& rows,
                              const std::vector<std::string>& rails,
                              const std::vector<std::string>& comments, const std::string& dataset,

@@ -64,6 +64,15 @@ std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& ro
                              const std::vector<std::string>& comments, const std::string& dataset,
                              const std::vector<IdleMeasurement>& idle = {});
 
+// The per-layer times of each measurement (ProfileMeasurement::layer_times, --profile-layers):
+// "model,phase,minibatch_size,gpu_freq_hz,layer,forward_ms,backward_ms", a row per layer, in
+// layer order; rows without layer times are left out. Layer names are the workload's own (no
+// commas or quotes in the catalog).
+std::string layer_times_csv_text(const std::vector<backends::ProfileMeasurement>& rows);
+
+// Where the layer times of a profile written to `profile_csv` go: "p.csv" -> "p-layers.csv".
+std::filesystem::path layer_times_path(const std::filesystem::path& profile_csv);
+
 // Writes text to `path` all at once (a temporary beside it, renamed): never half a file.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 

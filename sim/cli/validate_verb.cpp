@@ -336,6 +336,9 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
                                     " energy over windows of >= " + fixed(settle.window_s, 2) + " s"
                               : std::string())},
           "random", idle));
+  if (flags.profile_layers) {
+    write_file_atomically(layer_times_path(profile_csv), layer_times_csv_text(rows));
+  }
   fs::copy_file(scenario_path, bundle.dir() / "inputs/scenario.yaml");
   {
     std::string command = "fulcrum validate";

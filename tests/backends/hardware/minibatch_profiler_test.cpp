@@ -52,7 +52,9 @@ class ScriptedBackend final : public Backend {
   }
   models::RailPower idle_power(const models::PowerMode&) override { return {{1, 1}}; }
   bool runs_in_real_time() const override { return real_time_; }
+  std::vector<LayerTime> last_layer_times() const override { return layers; }
   std::vector<models::PowerMode> modes;
+  std::vector<LayerTime> layers;
 
  private:
   models::DeviceSpec device_ = two_rail_device();
@@ -109,6 +111,15 @@ TEST_CASE("the first minibatch is discarded and the median of the next N is repo
   CHECK(m.time_max_ms == Approx(30));
   CHECK(backend.modes.size() == 4);
   CHECK(backend.modes.back() == mode);
+  CHECK(m.layer_times.empty());  // the backend timed no layers
+
+  // A backend that times layers: the point keeps those of its last minibatch.
+  backend.layers = {{"conv1", 1.5, 2.5}, {"fc", 0.25, 0}};
+  const ProfileMeasurement timed = profiler.measure({&resnet50(), Phase::training, 16}, mode);
+  REQUIRE(timed.layer_times.size() == 2);
+  CHECK(timed.layer_times[0].layer == "conv1");
+  CHECK(timed.layer_times[0].backward_ms == 2.5);
+  CHECK(timed.layer_times[1].forward_ms == 0.25);
 }
 
 TEST_CASE("clocks that can change are set once per mode; read-only ones never") {

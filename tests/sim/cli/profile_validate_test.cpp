@@ -142,6 +142,23 @@ TEST_CASE(
   CHECK(std::filesystem::is_empty(dir.path()));
 }
 
+TEST_CASE("the per-layer times of a profile are a CSV beside it, a row per layer") {
+  backends::ProfileMeasurement timed;
+  timed.workload = "resnet50";
+  timed.phase = models::Phase::training;
+  timed.batch_size = 16;
+  timed.mode.gpu_hz = 1.98e9;
+  timed.layer_times = {{"conv1", 1.5, 2.25}, {"fc", 0.125, 0.5}};
+  backends::ProfileMeasurement untimed = timed;
+  untimed.layer_times.clear();
+  CHECK(layer_times_csv_text({timed, untimed}) ==
+        "model,phase,minibatch_size,gpu_freq_hz,layer,forward_ms,backward_ms\n"
+        "resnet50,train,16,1980000000,conv1,1.5,2.25\n"
+        "resnet50,train,16,1980000000,fc,0.125,0.5\n");
+  CHECK(layer_times_path("out/h100.csv") == std::filesystem::path("out/h100-layers.csv"));
+  CHECK(layer_times_path("profile") == std::filesystem::path("profile-layers"));
+}
+
 TEST_CASE("parse_modes takes presets, custom modes snapped to the tables, and grids") {
   const models::DeviceCatalog devices = devices_from(default_data_dir());
   const models::DeviceSpec& orin = devices.get("orin-agx-64gb");
