@@ -7,11 +7,21 @@
 // kernels and measures. make_backend() (backend_factory.hpp) is the one place that picks one.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "backends/work_item.hpp"
 #include "models/device/device_spec.hpp"
 #include "models/perf/perf_model.hpp"
 
 namespace fulcrum::backends {
+
+// One layer's share of an executed item, where a backend times layers (cuda, --profile-layers).
+struct LayerTime {
+  std::string layer;
+  double forward_ms = 0;
+  double backward_ms = 0;  // training; includes the layer's update
+};
 
 class Backend {
  public:
@@ -34,6 +44,10 @@ class Backend {
   // such a backend must be driven by the engine's wall clock, so that arrivals are released at
   // their real times. False: durations are predictions and virtual time may run ahead freely.
   virtual bool runs_in_real_time() const { return false; }
+
+  // The per-layer times of the last executed item, in layer order, where the backend was asked to
+  // time layers and can (the cuda backend with layer timing, eager launches); empty otherwise.
+  virtual std::vector<LayerTime> last_layer_times() const { return {}; }
 };
 
 }  // namespace fulcrum::backends

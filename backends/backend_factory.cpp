@@ -74,6 +74,13 @@ GpuDescription probe_gpu([[maybe_unused]] int device) {
 #endif
 }
 
+BackendOptions with_environment(BackendOptions options) {
+  // FULCRUM_CUDA_GRAPHS=1 turns graph replay on for every verb (docs/HARDWARE.md).
+  const char* graphs = std::getenv("FULCRUM_CUDA_GRAPHS");
+  if (graphs != nullptr && std::string_view(graphs) == "1") options.cuda_graphs = true;
+  return options;
+}
+
 std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
   require_available(name);
   if (options.device == nullptr) throw Error("make_backend: no device given");
@@ -84,12 +91,10 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
   }
 #ifdef FULCRUM_CUDA_BACKEND
   if (name == "cuda") {
-    // FULCRUM_CUDA_GRAPHS=1 turns graph replay on for every verb (docs/HARDWARE.md).
-    const char* graphs = std::getenv("FULCRUM_CUDA_GRAPHS");
-    const bool from_env = graphs != nullptr && std::string_view(graphs) == "1";
+    const BackendOptions o = with_environment(options);
     return std::make_unique<cuda::CudaBackend>(
-        *options.device, cuda::CudaBackend::Options{.cuda_graphs = options.cuda_graphs || from_env,
-                                                    .layer_timing = options.layer_timing});
+        *o.device,
+        cuda::CudaBackend::Options{.cuda_graphs = o.cuda_graphs, .layer_timing = o.layer_timing});
   }
 #endif
   throw Error("make_backend: '" + std::string(name) + "' is listed as available but not built");

@@ -30,6 +30,10 @@ struct BackendOptions {
   bool layer_timing = false;
 };
 
+// `options` as the cuda backend takes them: graph replay also when the environment has
+// FULCRUM_CUDA_GRAPHS=1 (what --cuda-graphs sets on the command line).
+BackendOptions with_environment(BackendOptions options);
+
 // Every backend Fulcrum knows, whether or not this build has it: "sim", "cuda".
 const std::vector<std::string>& backend_names();
 

@@ -7,10 +7,10 @@
 #   4. `fulcrum validate` of each scenario given, against that device.
 # cuDNN and cuBLAS come from the system or, where it has none, from PyTorch's Python packages
 # (docs/HARDWARE.md). Clocks, power limits and compute mode are only read, never changed.
-# SKIP_GPU_TESTS=1 / SKIP_RUN=1 leave out step 1 and the short `fulcrum run`;
-# FULCRUM_CUDA_GRAPHS=1 replays every item as a CUDA graph.
-# SKIP_GPU_TESTS=1 / SKIP_RUN=1 leave out steps 1 and the short `fulcrum run`;
-# FULCRUM_CUDA_GRAPHS=1 replays every item as a CUDA graph.
+# SKIP_GPU_TESTS=1 / SKIP_PROFILE=1 / SKIP_RUN=1 leave out step 1, step 3 and the short
+# `fulcrum run`; CUDA_GRAPHS=1 passes --cuda-graphs to every verb (each item replayed as a CUDA
+# graph; FULCRUM_CUDA_GRAPHS=1 in the environment does the same). SETTLE_S (default 2) is each
+# point's back-to-back settle time before it is metered.
 #
 #   scripts/validate_on_gpu.sh BUILD_DIR DATA_DIR OUT_DIR DEVICE_NAME SCENARIO...
 set -u
@@ -23,6 +23,9 @@ for module in nvidia.cudnn nvidia.cublas; do
 done
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64"
 fulcrum=$build/fulcrum
+flags=()
+[[ -n "${CUDA_GRAPHS:-}" ]] && flags+=(--cuda-graphs)
+settle=${SETTLE_S:-2}
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,power.draw,power.limit \
     --format=csv 2>&1
@@ -41,19 +44,22 @@ export FULCRUM_DATA_DIR="$work/data"
 "$fulcrum" devices --probe --name "$device" --out "$work/data/devices/$device.yaml" &&
   cp "$work/data/devices/$device.yaml" "$out/" && "$fulcrum" devices "$device"
 
-echo "== profile"
-"$fulcrum" profile --backend cuda --device "$device" --workloads mobilenetv3-large,resnet50 \
-  --batch-sizes 1,16,32 --repeats 10 --discard 2 --settle-s 2 --out "$out/profile-$device.csv"
+if [[ -z "${SKIP_PROFILE:-}" ]]; then
+  echo "== profile"
+  "$fulcrum" profile --backend cuda "${flags[@]}" --device "$device" \
+    --workloads mobilenetv3-large,resnet50 --batch-sizes 1,16,32 --repeats 10 --discard 2 \
+    --settle-s "$settle" --out "$out/profile-$device.csv"
+fi
 
 if [[ -z "${SKIP_RUN:-}" ]]; then
   echo "== run (wall clock, first scenario, 5 s)"
-  "$fulcrum" run "$1" --backend cuda --set duration_s=5 --out "$out/run-$(basename "$1" .yaml)"
+  "$fulcrum" run "$1" --backend cuda "${flags[@]}" --set duration_s=5 --out "$out/run-$(basename "$1" .yaml)"
 fi
 
 for scenario in "$@"; do
   name=$(basename "$scenario" .yaml)
   echo "== validate $name"
-  "$fulcrum" validate "$scenario" --backend cuda --settle-s 2 --out "$out/validate-$name" -q ||
+  "$fulcrum" validate "$scenario" --backend cuda "${flags[@]}" --settle-s "$settle" --out "$out/validate-$name" -q ||
     echo "validate $name failed: $?"
   cat "$out/validate-$name/comparison.md" 2>/dev/null
 done

@@ -32,12 +32,6 @@
 
 namespace fulcrum::backends::cuda {
 
-struct LayerTime {
-  std::string layer;
-  double forward_ms = 0;
-  double backward_ms = 0;  // training; includes the layer's update
-};
-
 class CudaBackend final : public Backend {
  public:
   struct Options {
@@ -62,8 +56,9 @@ class CudaBackend final : public Backend {
   models::RailPower idle_power(const models::PowerMode& mode) override;
   bool runs_in_real_time() const override { return true; }
 
-  // Per-layer times of the last executed item (empty unless Options::layer_timing).
-  const std::vector<LayerTime>& last_layer_times() const { return layer_times_; }
+  // Per-layer times of the last executed item (empty unless Options::layer_timing, and with a
+  // replayed graph).
+  std::vector<LayerTime> last_layer_times() const override { return layer_times_; }
   // GPU time of the last item between CUDA events around it, ms (the Completion's duration is
   // its wall time, launches included).
   double last_gpu_ms() const { return last_gpu_ms_; }

@@ -43,25 +43,31 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
       "virtual, or wall: the sim backend takes each minibatch in real time")(
       "repeats", po::value<int>()->default_value(10), "N: minibatches whose median is reported")(
       "discard", po::value<int>()->default_value(1), "minibatches run first and discarded")(
-      "settle-s", po::value<double>()->default_value(5.0),
-      "seconds to wait after each mode change for power to settle (real-time backends only)")(
       "dataset", po::value<std::string>()->default_value("random"),
       "the dataset column of the CSV (the inputs are random tensors)")(
       "out", po::value<std::string>()->default_value("profile.csv"), "the profile CSV to write")(
       "quiet,q", "no progress lines");
+  add_settle_options(options);
   add_clock_options(options);
+  add_backend_flag_options(options);
   const po::variables_map vm = parse_verb("profile", args, options, {});
   if (vm.count("help")) {
     out << verb_usage(
         "profile --workloads LIST [--phases LIST] [--batch-sizes LIST] [--modes LIST]\n"
         "                [--device NAME] [--backend NAME] [--repeats N] [--discard K]\n"
-        "                [--settle-s S] [--out FILE] [--allow-clock-changes] ...",
+        "                [--settle-s S] [--window-s S] [--out FILE] [--cuda-graphs]\n"
+        "                [--profile-layers] [--allow-clock-changes] ...",
         "Measures the minibatch time and power of each workload, phase and batch size at each\n"
-        "power mode, by the published method: set the mode, wait --settle-s for power to\n"
-        "settle, run and discard the first --discard minibatches, report the median of the\n"
-        "next --repeats. Writes a profile CSV in the measurement column format\n"
-        "(model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,\n"
-        "minibatch_time_ms,power_w, plus <RAIL>_w per rail) that a scenario reads with\n"
+        "power mode, by the published method: set the mode, run and discard the first\n"
+        "--discard minibatches, let power settle, report the median of the next --repeats.\n"
+        "On a hardware backend, settling is running the point back to back for --settle-s,\n"
+        "and each of the N power figures is a power meter's energy (NVML's energy counter,\n"
+        "the INA3221 rails) over a window of back-to-back minibatches of --window-s or more;\n"
+        "the time is the median of every minibatch in the windows. --profile-layers also\n"
+        "writes each point's per-layer times (its last minibatch) to FILE-layers.csv.\n\n"
+        "Writes a profile CSV in the measurement column format (model,dataset,phase,\n"
+        "minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,minibatch_time_ms,\n"
+        "power_w, plus <RAIL>_w per rail) that a scenario reads with\n"
         "perf_model: {table: FILE} (docs/HARDWARE.md).\n\n"
         "Clocks: on a Jetson the modes are set through sysfs only with --allow-clock-changes;\n"
         "the clocks are snapshotted first and restored at the end, on errors and on\n"
@@ -83,10 +89,8 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   if (clock != "virtual" && clock != "wall") {
     throw InputError(std::nullopt, "--clock", "expected virtual or wall, got '" + clock + "'");
   }
-  const double settle_s = vm["settle-s"].as<double>();
-  if (!(settle_s >= 0) || settle_s > 3600) {
-    throw InputError(std::nullopt, "--settle-s", "expected 0..3600 s");
-  }
+  const SettleOptions settle = settle_options_from(vm);
+  const BackendFlags flags = backend_flags_from(vm, backend_name);
   const bool quiet = vm.count("quiet") > 0;
   const std::string data_dir = default_data_dir();
   const models::DeviceCatalog devices = devices_from(data_dir);
@@ -122,11 +126,18 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   const InterruptHandlers interrupt_handlers;
   std::unique_ptr<models::PerfModel> model;
   if (!hardware) model = load_perf_model(AnalyticPerfModel{}, data_dir, device);
-  const std::unique_ptr<backends::Backend> backend = backends::make_backend(
-      backend_name, {.device = &device, .perf_model = model.get(), .real_time = clock == "wall"});
+  const std::unique_ptr<backends::Backend> backend =
+      backends::make_backend(backend_name, {.device = &device,
+                                            .perf_model = model.get(),
+                                            .real_time = clock == "wall",
+                                            .cuda_graphs = flags.cuda_graphs,
+                                            .layer_timing = flags.profile_layers});
   std::ostream& notes = err;
+  const ClockOptions clock_options = clock_options_from(vm);
   const std::unique_ptr<backends::ClockControl> clocks =
-      make_clock_control(clock_options_from(vm), hardware, notes);
+      make_clock_control(clock_options, hardware, notes);
+  const std::unique_ptr<backends::PowerMeter> meter =
+      make_profile_meter(hardware, clock_options, device, notes);
   const std::vector<models::PowerMode> modes =
       measurable_modes(requested, hardware, clocks.get(), device, notes);
 
@@ -140,8 +151,9 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
         *backend, clocks.get(),
         {.repeats = vm["repeats"].as<int>(),
          .discard = vm["discard"].as<int>(),
-         .settle = std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::duration<double>(settle_s)),
+         .settle = settle.settle,
+         .meter = meter.get(),
+         .window = settle.window,
          .check_point = [&out_path, restores = clocks && clocks->can_change()] {
            if (const std::optional<int> s = pending_interrupt()) {
              throw Interrupted(*s, "nothing was written to " + out_path +
@@ -163,12 +175,20 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
       "fulcrum profile: device " + device.name + ", backend " + backend_name +
           (backend->runs_in_real_time() ? " (real time)" : " (predictions)") +
           (clocks ? ", clocks " + clocks->name() : std::string()),
-      "method: per mode, settle " + fixed(settle_s, 1) + " s (real-time backends), discard " +
-          std::to_string(vm["discard"].as<int>()) + " minibatch(es), median of " +
-          std::to_string(vm["repeats"].as<int>())};
+      "method: discard " + std::to_string(vm["discard"].as<int>()) + " minibatch(es), settle " +
+          fixed(settle.settle_s, 1) + " s back to back (real-time backends), median of " +
+          std::to_string(vm["repeats"].as<int>()) +
+          (meter ? "; power: " + meter->name() + " energy over windows of >= " +
+                       fixed(settle.window_s, 2) + " s of back-to-back minibatches"
+                 : std::string())};
   write_file_atomically(out_path, profile_csv_text(rows, device.rails, comments,
                                                    vm["dataset"].as<std::string>(), idle));
   if (!quiet) err << "fulcrum: wrote " << rows.size() << " rows to " << out_path << "\n";
+  if (flags.profile_layers) {
+    const std::filesystem::path layers = layer_times_path(out_path);
+    write_file_atomically(layers, layer_times_csv_text(rows));
+    if (!quiet) err << "fulcrum: wrote the per-layer times to " << layers.string() << "\n";
+  }
   return 0;
 }
 

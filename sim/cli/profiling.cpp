@@ -127,6 +127,30 @@ std::vector<IdleMeasurement> measure_idle(backends::Backend& backend,
   return idle;
 }
 
+std::string layer_times_csv_text(const std::vector<backends::ProfileMeasurement>& rows) {
+  std::string out = "model,phase,minibatch_size,gpu_freq_hz,layer,forward_ms,backward_ms\n";
+  for (const backends::ProfileMeasurement& r : rows) {
+    for (const backends::LayerTime& t : r.layer_times) {
+      out += r.workload + "," + (r.phase == models::Phase::training ? "train" : "infer") + ",";
+      append_integer(out, static_cast<std::int64_t>(r.batch_size));
+      out += ",";
+      append_csv_number(out, r.mode.gpu_hz);
+      out += "," + t.layer + ",";
+      append_csv_number(out, t.forward_ms);
+      out += ",";
+      append_csv_number(out, t.backward_ms);
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::filesystem::path layer_times_path(const std::filesystem::path& profile_csv) {
+  std::filesystem::path p = profile_csv;
+  p.replace_filename(profile_csv.stem().string() + "-layers" + profile_csv.extension().string());
+  return p;
+}
+
 std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& rows,
                              const std::vector<std::string>& rails,
                              const std::vector<std::string>& comments, const std::string& dataset,
@@ -193,6 +217,34 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 
 namespace po = boost::program_options;
 
+void add_settle_options(po::options_description& options) {
+  options.add_options()(
+      "settle-s", po::value<double>()->default_value(5.0),
+      "real-time backends: seconds to wait idle after each mode change, then to run each point "
+      "back to back before it is measured, so that its power has settled")(
+      "window-s", po::value<double>()->default_value(0.25),
+      "with a power meter: each of the N power figures is one meter window of back-to-back "
+      "minibatches lasting at least this long");
+}
+
+SettleOptions settle_options_from(const po::variables_map& vm) {
+  SettleOptions o;
+  o.settle_s = vm["settle-s"].as<double>();
+  if (!(o.settle_s >= 0) || o.settle_s > 3600) {
+    throw InputError(std::nullopt, "--settle-s", "expected 0..3600 s");
+  }
+  o.window_s = vm["window-s"].as<double>();
+  if (!(o.window_s > 0) || o.window_s > 60) {
+    throw InputError(std::nullopt, "--window-s", "expected more than 0, at most 60 s");
+  }
+  const auto ns = [](double s) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(s));
+  };
+  o.settle = ns(o.settle_s);
+  o.window = ns(o.window_s);
+  return o;
+}
+
 void add_clock_options(po::options_description& options) {
   options.add_options()(
       "clocks", po::value<std::string>()->default_value("auto"),
@@ -218,6 +270,22 @@ ClockOptions clock_options_from(const po::variables_map& vm) {
   o.sysfs_root = vm["sysfs-root"].as<std::string>();
   if (vm.count("clock-snapshot")) o.snapshot_file = vm["clock-snapshot"].as<std::string>();
   return o;
+}
+
+std::unique_ptr<backends::PowerMeter> make_profile_meter(bool hardware, const ClockOptions& options,
+                                                         const models::DeviceSpec& device,
+                                                         std::ostream& notes) {
+  if (!hardware) return nullptr;
+  try {
+    std::unique_ptr<backends::PowerMeter> meter = backends::make_power_meter(
+        {.sysfs_root = options.sysfs_root, .summed_rails = device.rails});
+    if (meter->measures()) return meter;
+    notes << "fulcrum: no power meter found: each point's power is the backend's own figure\n";
+  } catch (const Error& e) {
+    notes << "fulcrum: no power meter for profiling (" << e.what()
+          << "): each point's power is the backend's own figure\n";
+  }
+  return nullptr;
 }
 
 std::unique_ptr<backends::ClockControl> make_clock_control(const ClockOptions& options,

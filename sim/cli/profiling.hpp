@@ -10,6 +10,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -20,6 +21,7 @@
 
 #include "backends/hardware/clock_control.hpp"
 #include "backends/hardware/minibatch_profiler.hpp"
+#include "backends/hardware/power_meter.hpp"
 #include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
 
@@ -62,6 +64,15 @@ std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& ro
                              const std::vector<std::string>& comments, const std::string& dataset,
                              const std::vector<IdleMeasurement>& idle = {});
 
+// The per-layer times of each measurement (ProfileMeasurement::layer_times, --profile-layers):
+// "model,phase,minibatch_size,gpu_freq_hz,layer,forward_ms,backward_ms", a row per layer, in
+// layer order; rows without layer times are left out. Layer names are the workload's own (no
+// commas or quotes in the catalog).
+std::string layer_times_csv_text(const std::vector<backends::ProfileMeasurement>& rows);
+
+// Where the layer times of a profile written to `profile_csv` go: "p.csv" -> "p-layers.csv".
+std::filesystem::path layer_times_path(const std::filesystem::path& profile_csv);
+
 // Writes text to `path` all at once (a temporary beside it, renamed): never half a file.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
@@ -74,8 +85,24 @@ struct ClockOptions {
   std::string snapshot_file = {};  // empty: backends::default_snapshot_file()
 };
 
+// --settle-s and --window-s of profile and validate (ProfilerOptions::settle and ::window).
+struct SettleOptions {
+  double settle_s = 5, window_s = 0.25;
+  std::chrono::nanoseconds settle{0}, window{0};
+};
+void add_settle_options(boost::program_options::options_description& options);
+// InputError (key path "--settle-s" / "--window-s") for a value out of range.
+SettleOptions settle_options_from(const boost::program_options::variables_map& vm);
+
 void add_clock_options(boost::program_options::options_description& options);
 ClockOptions clock_options_from(const boost::program_options::variables_map& vm);
+
+// The meter the profiler reads each point's power from (ProfilerOptions::meter) on a hardware
+// backend: the INA3221 rails or NVML, as make_power_meter chooses for the device. Null for the
+// sim backend, or where no meter opens (a note says so; the backend's per-item energies are used).
+std::unique_ptr<backends::PowerMeter> make_profile_meter(bool hardware, const ClockOptions& options,
+                                                         const models::DeviceSpec& device,
+                                                         std::ostream& notes);
 
 // The clock control for a run: none for `none`, and for `auto` on a simulated backend (it takes
 // the mode from each work item); Jetson sysfs for `jetson`, and for `auto` on a hardware backend

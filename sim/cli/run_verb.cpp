@@ -41,6 +41,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "minibatch, as a device would take it)")(
       "quiet,q", "print nothing on success (files are still written)")(
       "progress", "show progress even when stderr is not a terminal (one line per update)");
+  add_backend_flag_options(options);
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(), "scenario file");
   po::options_description all;
@@ -51,7 +52,8 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (vm.count("help")) {
     out << verb_usage(
         "run SCENARIO [--out DIR] [--wait] [--seed N] [--set key.path=value]...\n"
-        "             [--backend NAME] [--clock virtual|wall] [--quiet] [--progress]",
+        "             [--backend NAME] [--clock virtual|wall] [--cuda-graphs]\n"
+        "             [--profile-layers] [--quiet] [--progress]",
         "Runs a scenario file (see docs/SCENARIOS.md) on a backend, the simulated one by\n"
         "default. Prints summary.json on stdout and writes summary.json, requests.csv,\n"
         "minibatches.csv, epochs.csv, power.csv, trace.json and run.json into the output\n"
@@ -86,6 +88,9 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   RunOptions options_in;
   options_in.backend = vm["backend"].as<std::string>();
   backends::require_available(options_in.backend);
+  const BackendFlags flags = backend_flags_from(vm, options_in.backend);
+  options_in.cuda_graphs = flags.cuda_graphs;
+  options_in.layer_timing = flags.profile_layers;
   if (const std::string clock = vm["clock"].as<std::string>(); clock == "wall") {
     options_in.real_time = true;
   } else if (clock != "virtual") {

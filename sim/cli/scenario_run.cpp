@@ -64,7 +64,9 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
   p.backend_name = options.backend;
   p.backend = backends::make_backend(options.backend, {.device = p.resolved.device,
                                                        .perf_model = p.perf_model.get(),
-                                                       .real_time = options.real_time});
+                                                       .real_time = options.real_time,
+                                                       .cuda_graphs = options.cuda_graphs,
+                                                       .layer_timing = options.layer_timing});
   return p;
 }
 

@@ -35,6 +35,8 @@ struct RunOptions {
   std::string data_dir = default_data_dir();
   std::string backend = "sim";  // a name of backends::available_backends() (--backend)
   bool real_time = false;       // --clock wall: the backend executes in real time (sim sleeps)
+  bool cuda_graphs = false;     // --cuda-graphs (BackendOptions::cuda_graphs)
+  bool layer_timing = false;    // --profile-layers (BackendOptions::layer_timing)
 };
 
 // Everything a run needs, loaded and resolved, with stable addresses (the backend and the

@@ -208,11 +208,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
       "sim backend only: log-normal run-to-run noise of the measured run's minibatches (sigma)")(
       "repeats", po::value<int>()->default_value(10), "profile: median of N minibatches")(
       "discard", po::value<int>()->default_value(1), "profile: minibatches discarded first")(
-      "settle-s", po::value<double>()->default_value(5.0),
-      "profile: seconds for power to settle after a mode change (real-time backends)")(
       "quiet,q", "print nothing on success")(
       "progress", "show the measured run's progress even when stderr is not a terminal");
+  add_settle_options(options);
   add_clock_options(options);
+  add_backend_flag_options(options);
   po::options_description hidden;
   hidden.add_options()("scenario", po::value<std::vector<std::string>>(), "scenario file");
   po::options_description all;
@@ -223,7 +223,8 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (vm.count("help")) {
     out << verb_usage(
         "validate SCENARIO [--out DIR] [--backend NAME] [--duration-s S] [--noise SIGMA]\n"
-        "                 [--repeats N] [--discard K] [--settle-s S] [--allow-clock-changes] ...",
+        "                 [--repeats N] [--discard K] [--settle-s S] [--window-s S]\n"
+        "                 [--cuda-graphs] [--profile-layers] [--allow-clock-changes] ...",
         "1. profiles the minibatches the scenario runs (its training minibatch, each stream's\n"
         "   batch) on the backend at the scenario's mode, by the method of `fulcrum profile`;\n"
         "2. simulates the scenario with that profile (perf_model table);\n"
@@ -246,9 +247,8 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   backends::require_available(backend_name);
   const bool hardware = backend_name != "sim";
   const double noise = vm["noise"].as<double>();
-  const double settle_s = vm["settle-s"].as<double>();
-  if (!(settle_s >= 0) || settle_s > 3600)
-    throw InputError(std::nullopt, "--settle-s", "expected 0..3600 s");
+  const SettleOptions settle = settle_options_from(vm);
+  const BackendFlags flags = backend_flags_from(vm, backend_name);
   const bool quiet = vm.count("quiet") > 0;
 
   RunOptions base;
@@ -289,7 +289,10 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   // 1. Profile on the device (for sim: the analytic model with noise, as fast as it can).
   std::unique_ptr<backends::Backend> device_backend;
   if (hardware) {
-    device_backend = backends::make_backend(backend_name, {.device = &device, .real_time = true});
+    device_backend = backends::make_backend(backend_name, {.device = &device,
+                                                           .real_time = true,
+                                                           .cuda_graphs = flags.cuda_graphs,
+                                                           .layer_timing = flags.profile_layers});
   } else {
     device_backend = std::make_unique<backends::NoisyBackend>(
         std::make_unique<backends::SimulatedBackend>(device, *probe.perf_model),
@@ -301,13 +304,15 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
     err << "fulcrum: the scenario asks for " << power_mode_label(resolved.mode)
         << "; the measured run runs at the current clocks, so the comparison mixes modes\n";
   }
-  backends::MinibatchProfiler profiler(
-      *device_backend, clocks.get(),
-      {.repeats = vm["repeats"].as<int>(),
-       .discard = vm["discard"].as<int>(),
-       .settle = std::chrono::duration_cast<std::chrono::nanoseconds>(
-           std::chrono::duration<double>(settle_s)),
-       .check_point = check_point});
+  const std::unique_ptr<backends::PowerMeter> profile_meter =
+      make_profile_meter(hardware, clock_options, device, err);
+  backends::MinibatchProfiler profiler(*device_backend, clocks.get(),
+                                       {.repeats = vm["repeats"].as<int>(),
+                                        .discard = vm["discard"].as<int>(),
+                                        .settle = settle.settle,
+                                        .meter = profile_meter.get(),
+                                        .window = settle.window,
+                                        .check_point = check_point});
   if (!quiet) err << "fulcrum: validate " << resolved.scenario.name << ": 1/3 profiling\n";
   const std::vector<backends::ProfileMeasurement> rows =
       measure_points(profiler, points_of(resolved), modes, quiet ? nullptr : &err);
@@ -322,9 +327,18 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
           {"fulcrum validate: profile of " + resolved.scenario.name + " on backend " +
                backend_name +
                (hardware ? "" : " (simulated device, noise sigma " + fixed(noise, 3) + ")"),
-           "method: discard " + std::to_string(vm["discard"].as<int>()) + ", median of " +
-               std::to_string(vm["repeats"].as<int>())},
+           "method: discard " + std::to_string(vm["discard"].as<int>()) +
+               (device_backend->runs_in_real_time()
+                    ? ", settle " + fixed(settle.settle_s, 1) + " s back to back"
+                    : std::string()) +
+               ", median of " + std::to_string(vm["repeats"].as<int>()) +
+               (profile_meter ? "; power: " + profile_meter->name() +
+                                    " energy over windows of >= " + fixed(settle.window_s, 2) + " s"
+                              : std::string())},
           "random", idle));
+  if (flags.profile_layers) {
+    write_file_atomically(layer_times_path(profile_csv), layer_times_csv_text(rows));
+  }
   fs::copy_file(scenario_path, bundle.dir() / "inputs/scenario.yaml");
   {
     std::string command = "fulcrum validate";
@@ -351,6 +365,8 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   RunOptions real_options = base;
   real_options.backend = backend_name;
   real_options.real_time = true;
+  real_options.cuda_graphs = flags.cuda_graphs;
+  real_options.layer_timing = flags.profile_layers;
   PreparedRun measured = prepare_run(scenario_path, real_options);
   if (!hardware) {
     measured.backend = std::make_unique<backends::NoisyBackend>(

@@ -52,4 +52,32 @@ models::DeviceCatalog devices_from(const std::string& data_dir) {
   return load_device_catalog((std::filesystem::path(data_dir) / "devices").string());
 }
 
+void add_backend_flag_options(po::options_description& options) {
+  options.add_options()(
+      "cuda-graphs",
+      "cuda backend: capture each workload, phase and batch size once as a CUDA "
+      "graph and replay it (no per-launch host cost); also FULCRUM_CUDA_GRAPHS=1")(
+      "profile-layers",
+      "cuda backend: time every layer with CUDA events (adds a little host time per layer; "
+      "not with --cuda-graphs)");
+}
+
+BackendFlags backend_flags_from(const po::variables_map& vm, const std::string& backend) {
+  BackendFlags flags;
+  flags.cuda_graphs = vm.count("cuda-graphs") > 0;
+  flags.profile_layers = vm.count("profile-layers") > 0;
+  for (const auto& [given, key] : {std::pair{flags.cuda_graphs, "--cuda-graphs"},
+                                   std::pair{flags.profile_layers, "--profile-layers"}}) {
+    if (given && backend != "cuda") {
+      throw InputError(std::nullopt, key,
+                       "only the cuda backend supports it, not '" + backend + "'");
+    }
+  }
+  if (flags.cuda_graphs && flags.profile_layers) {
+    throw InputError(std::nullopt, "--profile-layers",
+                     "not with --cuda-graphs: a replayed graph has no per-layer events");
+  }
+  return flags;
+}
+
 }  // namespace fulcrum::sim

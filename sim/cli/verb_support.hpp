@@ -33,4 +33,16 @@ std::string fixed(double v, int digits);
 // The device catalog of a data folder (its devices/ sub-folder).
 models::DeviceCatalog devices_from(const std::string& data_dir);
 
+// The hardware backend's flags that run, profile and validate share (docs/HARDWARE.md).
+struct BackendFlags {
+  bool cuda_graphs = false;     // --cuda-graphs (or FULCRUM_CUDA_GRAPHS=1, read by make_backend)
+  bool profile_layers = false;  // --profile-layers: CUDA events around every layer
+};
+void add_backend_flag_options(boost::program_options::options_description& options);
+// The flags given. InputError (key path "--cuda-graphs" or "--profile-layers") for a flag the
+// backend `backend` does not support (only cuda has them), or --profile-layers with
+// --cuda-graphs (a replayed graph has no per-layer events).
+BackendFlags backend_flags_from(const boost::program_options::variables_map& vm,
+                                const std::string& backend);
+
 }  // namespace fulcrum::sim

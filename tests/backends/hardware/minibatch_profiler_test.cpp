@@ -1,6 +1,7 @@
 // MinibatchProfiler: the published method on a scripted backend (first minibatch discarded,
 // median of N, power from energy over time, clocks set once per mode, settle only in real time),
-// and NoisyBackend (seeded, power-preserving perturbation).
+// power metered after it settles over windows of back-to-back minibatches (a fake meter and the
+// fake NVML library), and NoisyBackend (seeded, power-preserving perturbation).
 #include "backends/hardware/minibatch_profiler.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,8 +9,10 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <thread>
 
 #include "backends/hardware/noisy_backend.hpp"
+#include "backends/hardware/nvml_power_meter.hpp"
 #include "models/error.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "tests/input_error.hpp"
@@ -27,7 +30,8 @@ models::DeviceSpec two_rail_device() {
   return d;
 }
 
-// Answers with scripted (ms, GPU W, CPU W) per call, in order; counts the calls.
+// Answers with scripted (ms, GPU W, CPU W) per call, in order, the last step repeated for ever;
+// records the modes.
 class ScriptedBackend final : public Backend {
  public:
   struct Step {
@@ -39,7 +43,7 @@ class ScriptedBackend final : public Backend {
   const Completion& execute(const WorkItem& item) override {
     modes.push_back(item.mode);
     const Step s = steps_.front();
-    steps_.pop_front();
+    if (steps_.size() > 1) steps_.pop_front();
     last_.duration = std::chrono::microseconds(static_cast<long>(s.ms * 1e3));
     last_.rail_energy_j = {s.gpu_w * s.ms / 1e3, s.cpu_w * s.ms / 1e3};
     last_.module_energy_j = (s.gpu_w + s.cpu_w) * s.ms / 1e3;
@@ -48,7 +52,9 @@ class ScriptedBackend final : public Backend {
   }
   models::RailPower idle_power(const models::PowerMode&) override { return {{1, 1}}; }
   bool runs_in_real_time() const override { return real_time_; }
+  std::vector<LayerTime> last_layer_times() const override { return layers; }
   std::vector<models::PowerMode> modes;
+  std::vector<LayerTime> layers;
 
  private:
   models::DeviceSpec device_ = two_rail_device();
@@ -105,6 +111,15 @@ TEST_CASE("the first minibatch is discarded and the median of the next N is repo
   CHECK(m.time_max_ms == Approx(30));
   CHECK(backend.modes.size() == 4);
   CHECK(backend.modes.back() == mode);
+  CHECK(m.layer_times.empty());  // the backend timed no layers
+
+  // A backend that times layers: the point keeps those of its last minibatch.
+  backend.layers = {{"conv1", 1.5, 2.5}, {"fc", 0.25, 0}};
+  const ProfileMeasurement timed = profiler.measure({&resnet50(), Phase::training, 16}, mode);
+  REQUIRE(timed.layer_times.size() == 2);
+  CHECK(timed.layer_times[0].layer == "conv1");
+  CHECK(timed.layer_times[0].backward_ms == 2.5);
+  CHECK(timed.layer_times[1].forward_ms == 0.25);
 }
 
 TEST_CASE("clocks that can change are set once per mode; read-only ones never") {
@@ -146,7 +161,165 @@ TEST_CASE("the settle wait happens only on a backend that runs in real time, wit
   const auto start = std::chrono::steady_clock::now();
   profiler.measure({&resnet50(), Phase::inference, 1}, a);
   CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(250));
-  CHECK(checks >= 3);  // at least one per 100 ms step of the settle, plus the minibatch
+  // At least one per 100 ms step of the idle wait, then the settle's 25 back-to-back
+  // minibatches of 10 ms (250 ms of their time) and the measured one.
+  CHECK(checks >= 2 + 25 + 1);
+  CHECK(profiler.measure({&resnet50(), Phase::training, 1}, a).settle_minibatches == 25);
+}
+
+namespace {
+
+// A device whose power rises under load as a GPU's does: `cold_runs` minibatches at cold_w, then
+// hot_w. Its own per-item energy always says cold_w (a figure metered too early); the true energy
+// goes to a counter that RampMeter reads, as NVML's energy counter is read.
+class RampBackend final : public Backend {
+ public:
+  RampBackend(int cold_runs, double cold_w, double hot_w)
+      : cold_runs_(cold_runs), cold_w_(cold_w), hot_w_(hot_w) {}
+  const models::DeviceSpec& device() const override { return device_; }
+  const Completion& execute(const WorkItem&) override {
+    const double s = 0.010;
+    energy_j += (runs++ < cold_runs_ ? cold_w_ : hot_w_) * s;
+    time_s += s;
+    last_.duration = std::chrono::milliseconds(10);
+    last_.module_energy_j = cold_w_ * s;
+    last_.rail_energy_j = {cold_w_ * s};
+    return last_;
+  }
+  models::RailPower idle_power(const models::PowerMode&) override { return {{1}}; }
+  bool runs_in_real_time() const override { return true; }
+  int runs = 0;
+  double energy_j = 0, time_s = 0;
+
+ private:
+  models::DeviceSpec device_ = [] {
+    models::DeviceSpec d;
+    d.name = "gpu";
+    d.rails = {"GPU"};
+    return d;
+  }();
+  int cold_runs_;
+  double cold_w_, hot_w_;
+  Completion last_;
+};
+
+class RampMeter final : public PowerMeter {
+ public:
+  explicit RampMeter(const RampBackend& backend) : backend_(backend) {}
+  std::string name() const override { return "ramp"; }
+  std::chrono::nanoseconds sampling_interval() const override { return {}; }
+  const std::vector<std::string>& rail_names() const override { return rails_; }
+  void start() override {
+    start_j_ = backend_.energy_j;
+    start_s_ = backend_.time_s;
+    ++windows;
+  }
+  EnergyReading stop() override {
+    EnergyReading r;
+    r.duration_s = backend_.time_s - start_s_;
+    r.module_energy_j = backend_.energy_j - start_j_;
+    r.rail_energy_j = {r.module_energy_j};
+    return r;
+  }
+  int windows = 0;
+
+ private:
+  const RampBackend& backend_;
+  std::vector<std::string> rails_{"GPU"};
+  double start_j_ = 0, start_s_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("power is metered after it settles, over windows of back-to-back minibatches") {
+  const models::PowerMode a{.cores = 4, .cpu_khz = 1e6, .gpu_hz = 5e8, .emc_hz = 2e9};
+  // 150 cold minibatches (1.5 s at 100 W), then 400 W. Settle 2 s of back-to-back minibatches
+  // (200 of 10 ms) takes the device past its ramp; each of the N = 4 windows is 25 minibatches.
+  RampBackend backend(150, 100, 400);
+  RampMeter meter(backend);
+  MinibatchProfiler profiler(backend, nullptr,
+                             {.repeats = 4,
+                              .discard = 1,
+                              .settle = std::chrono::seconds(2),
+                              .meter = &meter,
+                              .window = std::chrono::milliseconds(250)});
+  const ProfileMeasurement m = profiler.measure({&resnet50(), Phase::inference, 16}, a);
+  CHECK(m.power_w == Approx(400));
+  REQUIRE(m.rail_power_w.size() == 1);
+  CHECK(m.rail_power_w[0] == Approx(400));
+  CHECK(m.time_ms == Approx(10));
+  CHECK(m.minibatches == 4);
+  CHECK(m.settle_minibatches == 200);
+  CHECK(m.metered_minibatches == 100);
+  CHECK(meter.windows == 4);
+  CHECK(backend.runs == 1 + 200 + 100);
+
+  // Without a meter the backend's own figure stands, whatever it is; without the settle the
+  // meter sees the ramp (the method before: power metered over the item's first second).
+  RampBackend early(150, 100, 400);
+  CHECK(MinibatchProfiler(early, nullptr, {.repeats = 4, .discard = 1})
+            .measure({&resnet50(), Phase::inference, 16}, a)
+            .power_w == Approx(100));
+  RampBackend unsettled(150, 100, 400);
+  RampMeter unsettled_meter(unsettled);
+  CHECK(MinibatchProfiler(unsettled, nullptr,
+                          {.repeats = 4,
+                           .discard = 1,
+                           .meter = &unsettled_meter,
+                           .window = std::chrono::milliseconds(250)})
+            .measure({&resnet50(), Phase::inference, 16}, a)
+            .power_w == Approx(100));
+}
+
+TEST_CASE("a backend that does not run in real time is never metered by the profiler") {
+  ScriptedBackend backend({{10, 5, 1}}, false);
+  RampBackend other(0, 1, 1);
+  RampMeter meter(other);
+  const ProfileMeasurement m =
+      MinibatchProfiler(backend, nullptr, {.repeats = 3, .discard = 0, .meter = &meter})
+          .measure({&resnet50(), Phase::inference, 1}, {});
+  CHECK(meter.windows == 0);
+  CHECK(m.power_w == Approx(6));
+  CHECK(m.metered_minibatches == 0);
+}
+
+TEST_CASE("the profiler reads NVML's energy counter over each window (fake NVML library)") {
+  // A backend that takes 5 ms of real time per minibatch and claims 999 W; the fake counter
+  // advances 1 J per read, so each window of >= 50 ms reads 1 J: at most 20 W.
+  class SleepyBackend final : public Backend {
+   public:
+    const models::DeviceSpec& device() const override { return device_; }
+    const Completion& execute(const WorkItem&) override {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      last_.duration = std::chrono::milliseconds(5);
+      last_.module_energy_j = 999 * 0.005;
+      last_.rail_energy_j = {last_.module_energy_j};
+      return last_;
+    }
+    models::RailPower idle_power(const models::PowerMode&) override { return {{1}}; }
+    bool runs_in_real_time() const override { return true; }
+
+   private:
+    models::DeviceSpec device_ = [] {
+      models::DeviceSpec d;
+      d.name = "gpu";
+      d.rails = {"GPU"};
+      return d;
+    }();
+    Completion last_;
+  } backend;
+  NvmlPowerMeter meter(
+      {.sampling_interval = std::chrono::milliseconds(2), .nvml_library = FULCRUM_FAKE_NVML});
+  const ProfileMeasurement m =
+      MinibatchProfiler(
+          backend, nullptr,
+          {.repeats = 3, .discard = 0, .meter = &meter, .window = std::chrono::milliseconds(50)})
+          .measure({&resnet50(), Phase::inference, 1}, {});
+  CHECK(m.power_w <= 20.0);
+  CHECK(m.power_w > 2.0);  // a window of 1 J lasts well under half a second
+  CHECK(m.metered_minibatches >= 30);
+  REQUIRE(m.rail_power_w.size() == 1);
+  CHECK(m.rail_power_w[0] == Approx(m.power_w));
 }
 
 TEST_CASE("the profiler refuses N < 1 and a negative discard") {

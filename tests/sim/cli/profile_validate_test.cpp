@@ -100,6 +100,65 @@ TEST_CASE("profile refuses bad options with one line naming the option") {
   CHECK_FALSE(std::filesystem::exists(out));
 }
 
+TEST_CASE(
+    "the backend flags (--cuda-graphs, --profile-layers) parse for run, profile and validate") {
+  namespace po = boost::program_options;
+  po::options_description options;
+  add_backend_flag_options(options);
+  const auto flags_of = [&](const std::vector<std::string>& args, const std::string& backend) {
+    return backend_flags_from(parse_verb("run", args, options, {}), backend);
+  };
+  const BackendFlags none = flags_of({}, "cuda");
+  CHECK_FALSE(none.cuda_graphs);
+  CHECK_FALSE(none.profile_layers);
+  CHECK(flags_of({"--cuda-graphs"}, "cuda").cuda_graphs);
+  const BackendFlags layers = flags_of({"--profile-layers"}, "cuda");
+  CHECK(layers.profile_layers);
+  CHECK_FALSE(layers.cuda_graphs);
+  CHECK(fulcrum::testing::error_of([&] { flags_of({"--cuda-graphs"}, "sim"); }).key_path() ==
+        "--cuda-graphs");
+  CHECK(fulcrum::testing::error_of([&] {
+          flags_of({"--cuda-graphs", "--profile-layers"}, "cuda");
+        }).key_path() == "--profile-layers");
+  // Each verb lists them in its help and refuses them (InputError: exit 2) on a backend without
+  // them, before writing anything.
+  TempDir dir;
+  const std::string scenario = "scenarios/quickstart.yaml";
+  for (const std::vector<std::string>& verb :
+       {std::vector<std::string>{"run", scenario, "--out", (dir.path() / "r").string()},
+        std::vector<std::string>{"profile", "--workloads", "resnet50", "--out",
+                                 (dir.path() / "p.csv").string()},
+        std::vector<std::string>{"validate", scenario, "--out", (dir.path() / "v").string()}}) {
+    std::ostringstream help, err;
+    run_cli({verb[0], "--help"}, help, err);
+    CHECK(help.str().find("--cuda-graphs") != std::string::npos);
+    CHECK(help.str().find("--profile-layers") != std::string::npos);
+    for (const char* flag : {"--cuda-graphs", "--profile-layers"}) {
+      std::vector<std::string> args = verb;
+      args.push_back(flag);
+      CHECK(fulcrum::testing::error_of([&] { cli(args); }).key_path() == flag);
+    }
+  }
+  CHECK(std::filesystem::is_empty(dir.path()));
+}
+
+TEST_CASE("the per-layer times of a profile are a CSV beside it, a row per layer") {
+  backends::ProfileMeasurement timed;
+  timed.workload = "resnet50";
+  timed.phase = models::Phase::training;
+  timed.batch_size = 16;
+  timed.mode.gpu_hz = 1.98e9;
+  timed.layer_times = {{"conv1", 1.5, 2.25}, {"fc", 0.125, 0.5}};
+  backends::ProfileMeasurement untimed = timed;
+  untimed.layer_times.clear();
+  CHECK(layer_times_csv_text({timed, untimed}) ==
+        "model,phase,minibatch_size,gpu_freq_hz,layer,forward_ms,backward_ms\n"
+        "resnet50,train,16,1980000000,conv1,1.5,2.25\n"
+        "resnet50,train,16,1980000000,fc,0.125,0.5\n");
+  CHECK(layer_times_path("out/h100.csv") == std::filesystem::path("out/h100-layers.csv"));
+  CHECK(layer_times_path("profile") == std::filesystem::path("profile-layers"));
+}
+
 TEST_CASE("parse_modes takes presets, custom modes snapped to the tables, and grids") {
   const models::DeviceCatalog devices = devices_from(default_data_dir());
   const models::DeviceSpec& orin = devices.get("orin-agx-64gb");
