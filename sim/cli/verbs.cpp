@@ -12,6 +12,7 @@ int cmd_workloads(const std::vector<std::string>& args, std::ostream& out, std::
 int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 namespace {
 
@@ -30,6 +31,8 @@ constexpr std::array kVerbs{
          cmd_profile},
     Verb{"validate", "SCENARIO", "simulated vs measured run of a scenario, side by side",
          cmd_validate},
+    Verb{"sweep", "SWEEP.yaml", "every strategy on a grid of search configurations, on all cores",
+         cmd_sweep},
 };
 
 }  // namespace

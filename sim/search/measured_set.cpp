@@ -153,12 +153,7 @@ std::vector<std::size_t> MeasuredSet::pareto_modes() const {
 }
 
 SeriesModels::SeriesModels(const models::ModeSpace& grid, std::size_t series)
-    : features_(grid),
-      time_gp_(series, GaussianProcess({.min_signal_sd = 0.05})),
-      power_gp_(series, GaussianProcess({.min_signal_sd = 0.5})),
-      time_offset_(series),
-      power_offset_(series),
-      estimates_(series) {}
+    : features_(grid), time_offset_(series), power_offset_(series), estimates_(series) {}
 
 void SeriesModels::set_offsets(std::size_t s, Eigen::VectorXd log_time, Eigen::VectorXd power) {
   time_offset_.at(s) = std::move(log_time);
@@ -168,27 +163,39 @@ void SeriesModels::set_offsets(std::size_t s, Eigen::VectorXd log_time, Eigen::V
 void SeriesModels::fit(const MeasuredSet& set, bool reselect) {
   const Eigen::MatrixXd x = features_.rows(set.modes());
   const Eigen::Index n = x.rows();
-  for (std::size_t s = 0; s < estimates_.size(); ++s) {
-    Eigen::VectorXd lt(n), pw(n);
+  const Eigen::Index series = static_cast<Eigen::Index>(estimates_.size());
+  Eigen::MatrixXd y(n, 2 * series);
+  // Floors: 5% on time (log units), 0.5 W on power.
+  Eigen::VectorXd floor(2 * series);
+  floor.head(series).setConstant(0.05);
+  floor.tail(series).setConstant(0.5);
+  for (Eigen::Index s = 0; s < series; ++s) {
+    const std::size_t su = static_cast<std::size_t>(s);
     for (Eigen::Index k = 0; k < n; ++k) {
-      const MeasuredPoint& v = set.value(s, static_cast<std::size_t>(k));
-      const std::size_t g = set.modes()[static_cast<std::size_t>(k)];
-      lt(k) = std::log(v.time_ms);
-      pw(k) = v.power_w;
-      if (time_offset_[s].size() > 0) {
-        lt(k) -= time_offset_[s](static_cast<Eigen::Index>(g));
-        pw(k) -= power_offset_[s](static_cast<Eigen::Index>(g));
+      const MeasuredPoint& v = set.value(su, static_cast<std::size_t>(k));
+      const Eigen::Index g = static_cast<Eigen::Index>(set.modes()[static_cast<std::size_t>(k)]);
+      y(k, s) = std::log(v.time_ms);
+      y(k, series + s) = v.power_w;
+      if (time_offset_[su].size() > 0) {
+        y(k, s) -= time_offset_[su](g);
+        y(k, series + s) -= power_offset_[su](g);
       }
     }
-    time_gp_[s].fit(x, lt, reselect);
-    power_gp_[s].fit(x, pw, reselect);
-    GaussianProcess::Prediction t = time_gp_[s].predict(features_.all());
-    GaussianProcess::Prediction p = power_gp_[s].predict(features_.all());
-    if (time_offset_[s].size() > 0) {
-      t.mean += time_offset_[s];
-      p.mean += power_offset_[s];
+  }
+  bank_.fit(x, y, floor, reselect);
+  Eigen::MatrixXd mean, sd;
+  bank_.predict(features_.all(), mean, sd);
+  for (Eigen::Index s = 0; s < series; ++s) {
+    const std::size_t su = static_cast<std::size_t>(s);
+    Estimate& e = estimates_[su];
+    e.log_time_mean = mean.col(s);
+    e.log_time_sd = sd.col(s);
+    e.power_mean = mean.col(series + s);
+    e.power_sd = sd.col(series + s);
+    if (time_offset_[su].size() > 0) {
+      e.log_time_mean += time_offset_[su];
+      e.power_mean += power_offset_[su];
     }
-    estimates_[s] = {std::move(t.mean), std::move(t.sd), std::move(p.mean), std::move(p.sd)};
   }
 }
 

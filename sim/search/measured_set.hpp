@@ -97,7 +97,7 @@ class SeriesModels {
 
  private:
   ModeFeatures features_;
-  std::vector<GaussianProcess> time_gp_, power_gp_;
+  GpBank bank_;  // columns: log time of every series, then power of every series
   std::vector<Eigen::VectorXd> time_offset_, power_offset_;
   std::vector<Estimate> estimates_;
 };

@@ -126,3 +126,98 @@ GaussianProcess::Prediction GaussianProcess::predict(const Eigen::MatrixXd& x) c
 }
 
 }  // namespace fulcrum::sim::search
+
+namespace fulcrum::sim::search {
+
+namespace {
+
+// exp(-|a_i - b_j|^2 / (2 l^2)) for every pair of rows.
+Eigen::MatrixXd correlation(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double l) {
+  const Eigen::VectorXd an = a.rowwise().squaredNorm();
+  const Eigen::VectorXd bn = b.rowwise().squaredNorm();
+  Eigen::MatrixXd d = (-2.0 * a * b.transpose()).colwise() + an;
+  d.rowwise() += bn.transpose();
+  return (d.array().max(0.0) * (-1.0 / (2.0 * l * l))).exp().matrix();
+}
+
+}  // namespace
+
+double GpBank::factor(double length_scale, bool keep) {
+  const Eigen::Index n = x_.rows();
+  Eigen::MatrixXd c = correlation(x_, x_, length_scale);
+  c.diagonal().array() += options_.nugget + 1e-10;
+  Eigen::LLT<Eigen::MatrixXd> llt(c);
+  if (llt.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
+  const Eigen::MatrixXd alpha = llt.solve(resid_);
+  double log_det = 0;
+  const Eigen::MatrixXd l = llt.matrixL();
+  for (Eigen::Index i = 0; i < n; ++i) log_det += 2.0 * std::log(l(i, i));
+  double lml = 0;
+  for (Eigen::Index j = 0; j < resid_.cols(); ++j) {
+    lml += -0.5 * resid_.col(j).dot(alpha.col(j)) / signal_var_(j) - 0.5 * log_det;
+  }
+  if (keep) {
+    llt_ = llt;
+    alpha_ = alpha;
+    length_scale_ = length_scale;
+  }
+  return lml;
+}
+
+void GpBank::fit(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen::VectorXd& min_sd,
+                 bool reselect) {
+  x_ = x;
+  min_sd_ = min_sd;
+  const Eigen::Index n = x.rows();
+  if (n == 0) {
+    beta_.resize(0, 0);
+    return;
+  }
+  const Eigen::MatrixXd h = with_intercept(x);
+  Eigen::MatrixXd a = h.transpose() * h;
+  for (Eigen::Index d = 1; d < a.rows(); ++d) a(d, d) += options_.ridge;
+  a(0, 0) += 1e-9;
+  beta_ = a.ldlt().solve(h.transpose() * y);
+  resid_ = y - h * beta_;
+  signal_var_.resize(y.cols());
+  for (Eigen::Index j = 0; j < y.cols(); ++j) {
+    const double var = n > 1 ? resid_.col(j).squaredNorm() / static_cast<double>(n) : 0.0;
+    signal_var_(j) = std::max(var, min_sd(j) * min_sd(j));
+  }
+  if (!reselect && length_scale_ > 0) {
+    factor(length_scale_, true);
+    return;
+  }
+  double best = -std::numeric_limits<double>::infinity();
+  double best_l = options_.length_scales.front();
+  for (double l : options_.length_scales) {
+    const double lml = factor(l, false);
+    if (lml > best) {
+      best = lml;
+      best_l = l;
+    }
+  }
+  factor(best_l, true);
+}
+
+void GpBank::predict(const Eigen::MatrixXd& x, Eigen::MatrixXd& mean, Eigen::MatrixXd& sd) const {
+  const Eigen::Index targets = min_sd_.size();
+  if (x_.rows() == 0 || beta_.size() == 0) {
+    mean = Eigen::MatrixXd::Zero(x.rows(), targets);
+    sd.resize(x.rows(), targets);
+    for (Eigen::Index j = 0; j < targets; ++j) sd.col(j).setConstant(min_sd_(j) * 10);
+    return;
+  }
+  const Eigen::MatrixXd cs = correlation(x, x_, length_scale_);  // m x n
+  mean = with_intercept(x) * beta_ + cs * alpha_;
+  const Eigen::MatrixXd v = llt_.matrixL().solve(cs.transpose());  // n x m
+  const Eigen::VectorXd q =
+      (1.0 - v.colwise().squaredNorm().array()).max(0.0).matrix().transpose().array() +
+      options_.nugget;
+  sd.resize(x.rows(), targets);
+  for (Eigen::Index j = 0; j < targets; ++j) {
+    sd.col(j) = (q.array() * signal_var_(j)).sqrt().matrix();
+  }
+}
+
+}  // namespace fulcrum::sim::search

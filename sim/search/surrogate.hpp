@@ -80,3 +80,31 @@ class GaussianProcess {
 };
 
 }  // namespace fulcrum::sim::search
+
+namespace fulcrum::sim::search {
+
+// Several GPs on the same inputs at once (one target per column of Y): each target has its own
+// linear mean and signal variance, all share the correlation kernel and its length scale (chosen
+// by the summed marginal likelihood), so one factorisation serves them all.
+class GpBank {
+ public:
+  explicit GpBank(GpOptions options = {}) : options_(std::move(options)) {}
+  // `min_sd`: the floor of each target's signal sd (GpOptions::min_signal_sd, per column).
+  void fit(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen::VectorXd& min_sd,
+           bool reselect = true);
+  // Mean and sd at every row of `x`, one column per target. Before any fit: mean 0, sd = the
+  // floor x 10.
+  void predict(const Eigen::MatrixXd& x, Eigen::MatrixXd& mean, Eigen::MatrixXd& sd) const;
+  double length_scale() const { return length_scale_; }
+
+ private:
+  double factor(double length_scale, bool keep);
+
+  GpOptions options_;
+  Eigen::MatrixXd x_, beta_, resid_, alpha_;
+  Eigen::VectorXd signal_var_, min_sd_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+  double length_scale_ = 0;
+};
+
+}  // namespace fulcrum::sim::search
