@@ -71,5 +71,6 @@ function(fulcrum_bench name dir)
   target_compile_options(${exe} PRIVATE ${FULCRUM_WARNINGS})
   target_compile_definitions(${exe} PRIVATE
     FULCRUM_DATA_DIR="${FULCRUM_DATA_DIR}"
-    FULCRUM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+    FULCRUM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    FULCRUM_REFERENCE_DIR="${FULCRUM_REFERENCE_DIR}")
 endfunction()

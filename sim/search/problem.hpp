@@ -58,6 +58,12 @@ struct Problem {
   std::string grid = "pagoda-441";
 };
 
+// Throws InputError naming the key path ("streams[0].arrival_per_s: must be > 0, got 0") for a
+// problem no strategy can answer: a training minibatch or arrival rate or latency budget that is
+// not positive, more than two streams, batch sizes not positive and ascending, a power budget
+// that is not positive, a negative idle power, no grid. make_context() calls it.
+void check_problem(const Problem& problem);
+
 // What profiling cost so far (Profiler::cost()).
 struct ProfilingCost {
   int modes = 0;         // distinct power modes profiled

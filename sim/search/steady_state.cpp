@@ -185,7 +185,7 @@ CandidateTable::Best CandidateTable::best(const Problem& problem) const {
         if (max_kind) {
           power = std::max(power, p_train_w_[m]);
         } else {
-          const double busy = (ti + n * tt) / 1000.0;
+          const double busy = ti / 1000.0 + n * tt / 1000.0;  // as steady_state() sums it
           power = (ti / 1000.0 * p_in[m] + n * tt / 1000.0 * p_train_w_[m] +
                    std::max(0.0, w - busy) * problem.idle_power_w) /
                   std::max(w, busy);

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
 #include "models/device/power_mode_resolver.hpp"
 #include "models/random/rng_streams.hpp"
 #include "sim/search/evaluation.hpp"
+#include "sim/search/gmd.hpp"
 #include "sim/search/pareto.hpp"
 
 namespace fulcrum::sim::search {
@@ -43,7 +45,8 @@ std::optional<Measured> best_feasible(const Problem& problem, const std::vector<
   return best;
 }
 
-Choice choice_from(const std::optional<Measured>& best, int tries, std::string note) {
+Choice choice_from(const std::optional<Measured>& best, int tries, std::string note,
+                   PowerConstraint kind) {
   Choice c;
   c.tries = tries;
   c.note = std::move(note);
@@ -56,7 +59,7 @@ Choice choice_from(const std::optional<Measured>& best, int tries, std::string n
   c.batch_sizes = best->batches;
   c.predicted_per_window = best->state.per_window;
   c.predicted_per_s = best->state.per_s;
-  c.predicted_power_w = best->state.power_max_w;
+  c.predicted_power_w = best->state.power_w(kind);
   return c;
 }
 
@@ -96,11 +99,16 @@ std::optional<Measured> best_at_mode(const Problem& problem, Profiler& profiler,
 
 class Maxn : public Strategy {
  public:
+  explicit Maxn(const StrategyOptions& o) : max_modes_(o.max_modes) {}
   std::string name() const override { return "maxn"; }
-  std::optional<int> max_modes() const override { return 1; }
+  std::optional<int> max_modes() const override { return max_modes_; }
   Choice choose(const Problem& problem, Profiler& profiler, const SearchContext& context) override {
-    return choice_from(best_at_mode(problem, profiler, context, grid_max(context.grid)), 1);
+    return choice_from(best_at_mode(problem, profiler, context, grid_max(context.grid)), 1, {},
+                       problem.power_kind);
   }
+
+ private:
+  std::optional<int> max_modes_;
 };
 
 // A preset's caps, snapped to the search grid (largest grid value <= cap; the grid's modes are
@@ -124,8 +132,9 @@ models::PowerMode preset_on_grid(const models::DeviceSpec& device, const models:
 
 class Presets : public Strategy {
  public:
+  explicit Presets(const StrategyOptions& o) : max_modes_(o.max_modes) {}
   std::string name() const override { return "presets"; }
-  std::optional<int> max_modes() const override { return 1; }
+  std::optional<int> max_modes() const override { return max_modes_; }
   Choice choose(const Problem& problem, Profiler& profiler, const SearchContext& context) override {
     // The preset with the highest nominal budget that fits the power budget (MAXN, which has
     // none, only without a power budget).
@@ -138,10 +147,14 @@ class Presets : public Strategy {
     }
     if (pick == nullptr) return choice_from(std::nullopt, 0, "no preset's budget fits");
     const models::PowerMode mode = preset_on_grid(context.device, context.grid, *pick);
-    Choice c = choice_from(best_at_mode(problem, profiler, context, mode), 1);
+    Choice c =
+        choice_from(best_at_mode(problem, profiler, context, mode), 1, {}, problem.power_kind);
     c.note = "preset " + pick->name + (c.found ? "" : " misses the budgets");
     return c;
   }
+
+ private:
+  std::optional<int> max_modes_;
 };
 
 class Random : public Strategy {
@@ -171,13 +184,18 @@ class Random : public Strategy {
         seen.push_back({mode, batches, *s});
       }
     }
-    // The observed Pareto front (time per training minibatch, power): the answer lies on it.
-    for (const Measured& m : seen) {
-      points.push_back(
-          {m.state.per_s > 0 ? 1.0 / m.state.per_s : 1e18, m.state.power_w(problem.power_kind)});
+    if (!problem.streams.empty()) {
+      return choice_from(best_feasible(problem, seen), static_cast<int>(n), {}, problem.power_kind);
     }
-    (void)pareto_front(points);
-    return choice_from(best_feasible(problem, seen), static_cast<int>(n));
+    // Training only: the observed Pareto front (minibatch time, power), and on it the fastest mode
+    // within the power budget.
+    for (const Measured& m : seen) points.push_back({1.0 / m.state.per_s, m.state.power_max_w});
+    const std::vector<std::size_t> front = pareto_front(points);
+    const std::optional<std::size_t> pick = fastest_within(
+        points, front,
+        problem.power_budget_w ? *problem.power_budget_w : std::numeric_limits<double>::infinity());
+    return choice_from(pick ? std::optional<Measured>(seen[*pick]) : std::nullopt,
+                       static_cast<int>(n));
   }
 
  private:
@@ -237,7 +255,7 @@ class Binary : public Strategy {
         cur[d] = (lo[d] + hi[d] + 1) / 2;
       }
     }
-    return choice_from(best_feasible(problem, seen), tries);
+    return choice_from(best_feasible(problem, seen), tries, {}, problem.power_kind);
   }
 
   // Per stream, the largest batch size whose latency and stability hold at MAXN (each stream
@@ -284,9 +302,9 @@ class OracleStrategy : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_maxn(const StrategyOptions&) { return std::make_unique<Maxn>(); }
-std::unique_ptr<Strategy> make_presets(const StrategyOptions&) {
-  return std::make_unique<Presets>();
+std::unique_ptr<Strategy> make_maxn(const StrategyOptions& o) { return std::make_unique<Maxn>(o); }
+std::unique_ptr<Strategy> make_presets(const StrategyOptions& o) {
+  return std::make_unique<Presets>(o);
 }
 std::unique_ptr<Strategy> make_random(const StrategyOptions& o) {
   return std::make_unique<Random>(o);
@@ -306,6 +324,10 @@ void add_builtin_strategies(StrategyRegistry& r) {
   r.add({"random", "k random modes, best feasible on the observed Pareto front", 50, make_random});
   r.add({"binary", "multi-dimensional binary search (CPU, GPU, cores, EMC round-robin)", 25,
          make_binary});
+  r.add({"gmd", "the published GMD descent, exactly as the reference results were produced", 25,
+         make_gmd});
+  r.add({"gmd+", "GMD judged by the problem's objective and power, every batch size, hill-climbing",
+         25, make_gmd_plus});
   r.add({"oracle", "brute force over the grid on the ground truth", std::nullopt, make_oracle});
 }
 

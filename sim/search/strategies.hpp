@@ -33,8 +33,10 @@ struct Measured {
 };
 // The best feasible of `seen` for the problem's objective; nullopt when none is feasible.
 std::optional<Measured> best_feasible(const Problem& problem, const std::vector<Measured>& seen);
-// A Choice from a measured candidate (or "not found" with `note`).
-Choice choice_from(const std::optional<Measured>& best, int tries, std::string note = {});
+// A Choice from a measured candidate (or "not found" with `note`); its predicted power is the one
+// `kind` judges.
+Choice choice_from(const std::optional<Measured>& best, int tries, std::string note = {},
+                   PowerConstraint kind = PowerConstraint::max_of_phases);
 
 // The grid's MAXN: the top value of every axis.
 models::PowerMode grid_max(const models::ModeSpace& grid);

@@ -16,6 +16,7 @@ const char* to_string(Objective objective) {
 }
 
 SearchContext make_context(const GroundTruth& truth, const Problem& problem, std::uint64_t seed) {
+  check_problem(problem);
   SearchContext ctx{
       truth, truth.device(), models::ModeSpace::grid(truth.device(), problem.grid), {}, seed};
   if (!problem.training.empty() &&
