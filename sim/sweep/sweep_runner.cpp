@@ -47,7 +47,7 @@ namespace {
 const char* const kColumns =
     "config,ground_truth,workloads,arrival_per_s,latency_budget_s,power_budget_w,strategy,found,"
     "budgets_met,feasible_optimum,value,oracle_value,ratio,mode,batch_sizes,modes_profiled,"
-    "profiling_s,mode_switches,reused";
+    "tries,profiling_s,mode_switches,reused";
 
 std::string num(double v, const char* format = "%.6g") {
   char buf[64];
@@ -241,7 +241,7 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
     const StrategyEntry& e = spec.strategies[si];
     bool found = true, met = true;
     double value = 0, ratio_sum = 0, seconds = 0;
-    int modes = 0;
+    int modes = 0, tries = 0;
     long switches = 0;
     std::optional<models::PowerMode> last;
     std::string mode_text, batch_text;
@@ -266,6 +266,7 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
           choice = Choice{};  // the strategy cannot pose this problem: nothing found
         }
         modes += choice.cost.modes;
+        tries += choice.tries;
         seconds += choice.cost.seconds;
       }
       const search::Outcome o = search::Scorer::evaluate(problem, choice, truth);
@@ -287,6 +288,7 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
     }
     if (reused) {
       modes = prep.als_cost[si].modes;
+      tries = modes;
       seconds = prep.als_cost[si].seconds;
     }
     seconds += static_cast<double>(switches) * spec.settle_s;
@@ -295,8 +297,8 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
     out += prefix + strategy_label(e) + "," + (found ? "1" : "0") + "," + (met ? "1" : "0") + "," +
            (feasible ? "1" : "0") + "," + num(value / segs) + "," + num(oracle_total / segs) + "," +
            num(ratio, "%.6f") + "," + mode_text + "," + batch_text + "," + std::to_string(modes) +
-           "," + num(seconds, "%.3f") + "," + std::to_string(switches) + "," +
-           (reused ? "1" : "0") + "\n";
+           "," + std::to_string(tries) + "," + num(seconds, "%.3f") + "," +
+           std::to_string(switches) + "," + (reused ? "1" : "0") + "\n";
     rows.push_back({strategy_label(e), set_key, feasible, met, ratio, static_cast<double>(modes),
                     seconds, switches, reused});
   }
@@ -433,9 +435,9 @@ SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& cs
     std::string line;
     for (int line_no = 3; std::getline(in, line); ++line_no) {
       const std::vector<std::string> f = split_csv(line);
-      if (f.size() != 19) {
+      if (f.size() != 20) {
         throw InputError(SourceLocation{file, line_no, 1}, "",
-                         "expected 19 columns, got " + std::to_string(f.size()));
+                         "expected 20 columns, got " + std::to_string(f.size()));
       }
       std::size_t index = 0;
       try {
@@ -455,7 +457,7 @@ SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& cs
       }
       entry.first += line + "\n";
       entry.second.push_back({f[6], f[1] + "/" + f[2], f[9] == "1", f[8] == "1", std::stod(f[12]),
-                              std::stod(f[15]), std::stod(f[16]), std::stol(f[17]), f[18] == "1"});
+                              std::stod(f[15]), std::stod(f[17]), std::stol(f[18]), f[19] == "1"});
     }
   }
   if (configs.size() != total) {

@@ -44,7 +44,7 @@ struct SweepOptions {
   std::size_t shard = 1;  // 1-based
   std::size_t shards = 1;
   // Called from the calling thread after each chunk: configurations done, of the shard's total.
-  std::function<void(std::size_t done, std::size_t total)> progress;
+  std::function<void(std::size_t done, std::size_t total)> progress = {};
 };
 
 // Per strategy, over the configurations with a feasible optimum (on the ground truth).
