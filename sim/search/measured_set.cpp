@@ -9,7 +9,8 @@
 
 namespace fulcrum::sim::search {
 
-MeasuredSet MeasuredSet::for_problem(const Problem& problem, const SearchContext& context) {
+MeasuredSet MeasuredSet::for_problem(const Problem& problem, const SearchContext& context,
+                                     bool window_fits) {
   MeasuredSet set;
   set.training_ = problem.training;
   set.training_batch_ = problem.training_batch;
@@ -20,7 +21,12 @@ MeasuredSet MeasuredSet::for_problem(const Problem& problem, const SearchContext
   for (std::size_t i = 0; i < problem.streams.size() && i < 2; ++i) {
     set.streams_.push_back(problem.streams[i].workload);
     per_stream.emplace_back();
-    for (int b : context.stream_batches.at(i)) {
+    const std::vector<int>& sizes = context.stream_batches.at(i);
+    for (int b : sizes) {
+      const SearchStream& st = problem.streams[i];
+      if (window_fits && b != sizes.front() && b / st.arrival_per_s >= st.latency_budget_s) {
+        continue;
+      }
       per_stream.back().push_back(set.series_.size());
       set.series_.push_back(
           {problem.streams[i].workload, models::Phase::inference, b, static_cast<int>(i)});

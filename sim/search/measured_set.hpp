@@ -38,8 +38,11 @@ struct Series {
 
 class MeasuredSet {
  public:
-  // The series of `problem` (training first, then each stream's batch sizes in order).
-  static MeasuredSet for_problem(const Problem& problem, const SearchContext& context);
+  // The series of `problem` (training first, then each stream's batch sizes in order). With
+  // `window_fits`, a batch size whose fill time alone (b / arrival rate) reaches the stream's
+  // latency budget is left out: no configuration with it can meet the budget.
+  static MeasuredSet for_problem(const Problem& problem, const SearchContext& context,
+                                 bool window_fits = false);
 
   // Whether `problem` names the same workloads (and training batch) as the set was made for:
   // then answer() may serve it.

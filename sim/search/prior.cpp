@@ -25,6 +25,8 @@ std::optional<MeasuredPoint> PerfModelPrior::predict(std::string_view workload, 
 
 namespace {
 
+double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
 // The objective without its floor (training minibatches per window or per second as a real
 // number): it ranks estimates that the floor would tie.
 double continuous_value(const Problem& problem, const SteadyState& s,
@@ -42,7 +44,7 @@ double continuous_value(const Problem& problem, const SteadyState& s,
 
 Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
                              const SearchContext& context) {
-  MeasuredSet set = MeasuredSet::for_problem(problem, context);
+  MeasuredSet set = MeasuredSet::for_problem(problem, context, true);
   const models::ModeSpace& grid = context.grid;
   SeriesModels models(grid, set.series().size());
   if (prior_) {
@@ -91,9 +93,12 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
       if (!problem.training.empty()) train = set.value(0, k);
       best_value = continuous_value(problem, set.state(problem, k, best.batch_sizes), train);
     }
-    // The unprofiled mode with the best optimistic objective.
+    // The unprofiled mode with the best optimistic gain, weighted by the probability that it
+    // is feasible (constrained expected improvement, with an optimistic bound for the gain).
     std::size_t pick = grid.size();
-    double pick_value = -std::numeric_limits<double>::infinity();
+    double pick_score = 0;
+    double pick_gain = 0;
+    const bool have_best = best.found;
     for (std::size_t g = 0; g < grid.size(); ++g) {
       if (done[g] != 0) continue;
       const Eigen::Index gi = static_cast<Eigen::Index>(g);
@@ -102,8 +107,18 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
         return MeasuredPoint{std::exp(e.log_time_mean(gi) - options_.kappa * e.log_time_sd(gi)),
                              e.power_mean(gi) - options_.kappa * e.power_sd(gi)};
       };
+      // Probability that series s stays within the power budget.
+      auto power_ok = [&](std::size_t s) {
+        if (!problem.power_budget_w) return 1.0;
+        const SeriesModels::Estimate& e = models.at(s);
+        return normal_cdf((*problem.power_budget_w - e.power_mean(gi)) / e.power_sd(gi));
+      };
       std::optional<MeasuredPoint> train;
-      if (!problem.training.empty()) train = optimistic(0);
+      double train_ok = 1.0;
+      if (!problem.training.empty()) {
+        train = optimistic(0);
+        train_ok = power_ok(0);
+      }
       for (const std::vector<std::size_t>& combo : set.combos()) {
         std::vector<int> batches;
         bool allowed = true;
@@ -125,21 +140,36 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
                                optimistic(combo[1]), batches[1]);
         }
         if (!s.feasible()) continue;
+        // Probability of feasibility: power of every phase, and each stream's inference time
+        // within what its window and latency budget leave.
+        double pf = train_ok;
+        for (std::size_t i = 0; i < combo.size(); ++i) {
+          pf *= power_ok(combo[i]);
+          const SearchStream& st = problem.streams[i];
+          const double w = batches[i] / st.arrival_per_s;
+          const double room = std::min(w, st.latency_budget_s - w);
+          const SeriesModels::Estimate& e = models.at(combo[i]);
+          pf *=
+              room > 0
+                  ? normal_cdf((std::log(room * 1000.0) - e.log_time_mean(gi)) / e.log_time_sd(gi))
+                  : 0.0;
+        }
         const double v = continuous_value(problem, s, train);
-        if (v > pick_value) {
-          pick_value = v;
+        const double gain = have_best ? std::max(v - best_value, 0.0) : 1.0 + 1e-9 * v;
+        const double score = pf * gain;
+        if (score > pick_score) {
+          pick_score = score;
+          pick_gain = gain;
           pick = g;
         }
       }
     }
     if (pick == grid.size()) {
-      note = "no unprofiled mode is feasible even optimistically";
+      note = have_best ? "no unprofiled mode can beat the best measured one"
+                       : "no unprofiled mode is feasible even optimistically";
       break;
     }
-    if (pick_value <= best_value) {
-      note = "no unprofiled mode can beat the best measured one";
-      break;
-    }
+    (void)pick_gain;
     done[pick] = 1;
     set.measure(profiler, grid, pick);
   }
