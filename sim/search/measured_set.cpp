@@ -96,24 +96,49 @@ SteadyState MeasuredSet::state(const Problem& problem, std::size_t k,
 }
 
 Choice MeasuredSet::answer(const Problem& problem) const {
-  std::optional<Measured> best;
+  // Mode-major, combinations in order: ties keep the first (smaller grid index first when the
+  // set was measured in grid order).
+  std::vector<std::vector<int>> batches;
+  std::vector<char> allowed;
+  for (const std::vector<std::size_t>& combo : combos_) {
+    batches.emplace_back();
+    bool ok = true;
+    for (std::size_t i = 0; i < combo.size(); ++i) {
+      const int b = series_[combo[i]].batch_size;
+      const std::vector<int>& only = problem.streams.at(i).batch_sizes;
+      if (!only.empty() && std::find(only.begin(), only.end(), b) == only.end()) ok = false;
+      batches.back().push_back(b);
+    }
+    allowed.push_back(ok ? 1 : 0);
+  }
+  const bool training = !training_.empty();
+  std::optional<SteadyState> best_state;
+  std::size_t best_k = 0, best_c = 0;
   for (std::size_t k = 0; k < indices_.size(); ++k) {
-    for (const std::vector<std::size_t>& combo : combos_) {
-      std::vector<int> batches;
-      bool allowed = true;
-      for (std::size_t i = 0; i < combo.size(); ++i) {
-        const int b = series_[combo[i]].batch_size;
-        const std::vector<int>& only = problem.streams.at(i).batch_sizes;
-        if (!only.empty() && std::find(only.begin(), only.end(), b) == only.end()) allowed = false;
-        batches.push_back(b);
+    std::optional<MeasuredPoint> train;
+    if (training) train = values_[0][k];
+    for (std::size_t c = 0; c < combos_.size(); ++c) {
+      if (allowed[c] == 0) continue;
+      const std::vector<std::size_t>& combo = combos_[c];
+      SteadyState s;
+      if (combo.empty()) {
+        s = steady_state(problem, train, std::nullopt, 0);
+      } else if (combo.size() == 1) {
+        s = steady_state(problem, train, values_[combo[0]][k], batches[c][0]);
+      } else {
+        s = steady_state_two(problem, train, values_[combo[0]][k], batches[c][0],
+                             values_[combo[1]][k], batches[c][1]);
       }
-      if (!allowed) continue;
-      const SteadyState s = state(problem, k, batches);
       if (!s.feasible()) continue;
-      if (!best || better(problem.objective, s, best->state))
-        best = Measured{modes_[k], batches, s};
+      if (!best_state || better(problem.objective, s, *best_state)) {
+        best_state = s;
+        best_k = k;
+        best_c = c;
+      }
     }
   }
+  std::optional<Measured> best;
+  if (best_state) best = Measured{modes_[best_k], batches[best_c], *best_state};
   Choice c = choice_from(best, static_cast<int>(indices_.size()));
   if (best) c.predicted_power_w = best->state.power_w(problem.power_kind);
   return c;
