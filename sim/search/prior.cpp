@@ -99,6 +99,13 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
     double pick_score = 0;
     double pick_gain = 0;
     const bool have_best = best.found;
+    double max_window_s = 0;
+    for (const std::vector<std::size_t>& combo : set.combos()) {
+      if (!combo.empty()) {
+        max_window_s = std::max(
+            max_window_s, set.series()[combo[0]].batch_size / problem.streams[0].arrival_per_s);
+      }
+    }
     for (std::size_t g = 0; g < grid.size(); ++g) {
       if (done[g] != 0) continue;
       const Eigen::Index gi = static_cast<Eigen::Index>(g);
@@ -118,6 +125,18 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
       if (!problem.training.empty()) {
         train = optimistic(0);
         train_ok = power_ok(0);
+        // An upper bound of the objective at this mode, whatever the batch sizes: the whole
+        // longest window for training. A mode that cannot beat the best measured one even so,
+        // or that almost surely exceeds the power budget, is not scored further.
+        if (train_ok < 1e-6) continue;
+        if (have_best) {
+          const double t = train->time_ms / 1000.0;
+          double bound = 1.0 / t;
+          if (!problem.streams.empty() && problem.objective == Objective::per_window) {
+            bound = max_window_s / t;
+          }
+          if (bound <= best_value) continue;
+        }
       }
       for (const std::vector<std::size_t>& combo : set.combos()) {
         std::vector<int> batches;
