@@ -161,8 +161,7 @@ std::optional<Choice> Als::answer(const Problem& problem) const {
   if (!kept_ || !kept_->serves(problem)) return std::nullopt;
   Choice c = kept_->answer(problem);
   c.strategy = "als";
-  c.note = "from " + std::to_string(kept_->modes().size()) + " measured modes (" +
-           std::to_string(kept_->pareto_modes().size()) + " Pareto-optimal)";
+  c.note = "from its " + std::to_string(kept_->modes().size()) + " measured modes";
   return c;
 }
 
