@@ -12,6 +12,7 @@ int cmd_workloads(const std::vector<std::string>& args, std::ostream& out, std::
 int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
@@ -32,6 +33,8 @@ constexpr std::array kVerbs{
          cmd_profile},
     Verb{"validate", "SCENARIO", "simulated vs measured run of a scenario, side by side",
          cmd_validate},
+    Verb{"predict", "", "fit a time and power predictor to profiled modes and predict others",
+         cmd_predict},
     Verb{"optimize", "SCENARIO",
          "choose a power mode and batch size with a search strategy, then run the choice",
          cmd_optimize},

@@ -91,7 +91,7 @@ class Descent {
         budget_(problem.power_budget_w ? *problem.power_budget_w
                                        : std::numeric_limits<double>::infinity()) {}
 
-  // The published loop; false when a measurement failed (refused or no data) and the loop stopped.
+  // The published loop; it stops early when a measurement fails (refused or no data).
   void run() {
     std::array<std::vector<double>, 4> lists;
     lists[kCores].assign(grid_.cores().begin(), grid_.cores().end());

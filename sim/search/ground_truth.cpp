@@ -49,12 +49,12 @@ std::unique_ptr<TableGroundTruth> TableGroundTruth::load(const std::string& meas
                                                          const models::DeviceSpec& device) {
   std::unique_ptr<TableGroundTruth> t(
       new TableGroundTruth(device, models::ModeSpace::grid(device, kTableGrid)));
-  t->read_file(measurements_dir + "/" + kTrainingFile, true);
-  t->read_file(measurements_dir + "/" + kInferenceFile, false);
+  t->read_file(measurements_dir + "/" + kTrainingFile);
+  t->read_file(measurements_dir + "/" + kInferenceFile);
   return t;
 }
 
-void TableGroundTruth::read_file(const std::string& path, bool /*has_grid441_column*/) {
+void TableGroundTruth::read_file(const std::string& path) {
   // read_profile_csv checks the columns, numbers and duplicate rows, with file:line:col.
   const models::ProfileTable table = models::read_profile_csv(path);
   const MeasuredPoint unmeasured{std::numeric_limits<double>::quiet_NaN(), 0.0};

@@ -105,7 +105,7 @@ class TableGroundTruth : public GroundTruth {
     std::vector<MeasuredPoint> points;  // per index of space_; NaN time = not measured
   };
   TableGroundTruth(const models::DeviceSpec& device, models::ModeSpace space);
-  void read_file(const std::string& path, bool has_grid441_column);
+  void read_file(const std::string& path);
   static std::string key(std::string_view workload, models::Phase phase, int batch_size);
 
   models::DeviceSpec device_;

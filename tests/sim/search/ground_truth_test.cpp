@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "models/error.hpp"
+#include "sim/config/perf_model_loader.hpp"
 #include "sim/search/evaluation.hpp"
 #include "sim/search/strategy.hpp"
 #include "tests/sim/search/search_fixture.hpp"
@@ -116,6 +117,36 @@ TEST_CASE("a malformed measurement table is a located input error", "[search][tr
   CHECK_THROWS_WITH(TableGroundTruth::load(dir.path().string(), orin()),
                     Catch::Contains("orin-agx-training-modes.csv:3:") &&
                         Catch::Contains("not on the powertrain-4368 grid"));
+}
+
+}  // namespace
+}  // namespace fulcrum::sim::search
+
+namespace fulcrum::sim::search {
+namespace {
+
+TEST_CASE("the calibrated analytic model serves as the ground truth for a what-if search",
+          "[search][truth]") {
+  const std::unique_ptr<models::PerfModel> analytic =
+      load_perf_model(AnalyticPerfModel{}, FULCRUM_DATA_DIR, orin());
+  const ModelGroundTruth truth(orin(), *analytic, {1, 4, 16});
+  Problem p;
+  p.training = "resnet18";
+  p.streams.push_back({"resnet50", 40, 1.0, {}});
+  p.power_budget_w = 30;
+  const SearchContext ctx = make_context(truth, p);
+  const Choice best = Oracle::solve(p, ctx);
+  const Choice gmd = run_strategy(*strategy_registry().make("gmd", {}), p, ctx);
+  REQUIRE(best.found);
+  const Outcome o = Scorer::evaluate(p, best, truth);
+  CHECK(o.budgets_met);
+  CHECK(o.actual.power_max_w <= 30);
+  if (gmd.found) {
+    const Outcome g = Scorer::evaluate(p, gmd, truth);
+    CHECK(g.budgets_met);
+    CHECK(g.actual.per_window <= o.actual.per_window);
+  }
+  CHECK(gmd.cost.modes > 5);
 }
 
 }  // namespace
