@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 QUICKSTART ?= scenarios/quickstart.yaml
 
-.PHONY: all deps build run test bench clean fuzz lint plots
+.PHONY: all deps build run test bench clean fuzz lint plots sweep sweep-plots
 
 all: build
 
@@ -39,6 +39,18 @@ plots:
 	@test -f "$(OUT)/summary.json" || { echo "make plots: $(OUT) holds no Fulcrum run (no summary.json); run \`make run\` or pass OUT=DIR" >&2; exit 1; }
 	@scripts/install-deps.sh --plots
 	$(PLOT_PYTHON) scripts/plot.py "$(OUT)" $(PLOT_ARGS)
+
+# The small sweep (scenarios/sweeps/small.yaml; SWEEP=FILE for another) into CSV, and its figures
+# (scripts/sweep_plots.py: strategy comparison and a throughput-power front) beside it.
+SWEEP ?= scenarios/sweeps/small.yaml
+CSV ?= out/sweep-small.csv
+sweep: build
+	$(BUILD_DIR)/fulcrum sweep $(SWEEP) --out $(CSV)
+
+sweep-plots:
+	@test -f "$(CSV)" || { echo "make sweep-plots: $(CSV) does not exist; run \`make sweep\` or pass CSV=FILE" >&2; exit 1; }
+	@scripts/install-deps.sh --plots
+	$(PLOT_PYTHON) scripts/sweep_plots.py "$(CSV)" $(PLOT_ARGS)
 
 # libFuzzer targets in build-fuzz (clang), FUZZ_SECONDS per target; not part of `make test`.
 fuzz:

@@ -13,6 +13,8 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
 int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 namespace {
 
@@ -33,6 +35,11 @@ constexpr std::array kVerbs{
          cmd_validate},
     Verb{"predict", "", "fit a time and power predictor to profiled modes and predict others",
          cmd_predict},
+    Verb{"optimize", "SCENARIO",
+         "choose a power mode and batch size with a search strategy, then run the choice",
+         cmd_optimize},
+    Verb{"sweep", "SWEEP.yaml", "every strategy on a grid of search configurations, on all cores",
+         cmd_sweep},
 };
 
 }  // namespace

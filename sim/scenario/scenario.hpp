@@ -152,10 +152,16 @@ struct Budgets {
   double power_window_s = 1.0;  // window for max_window
 };
 
-struct SearchSpec {  // used by `fulcrum optimize` (a later addition)
+struct SearchSpec {  // used by `fulcrum optimize` (docs/SEARCH.md, "fulcrum optimize")
   std::string strategy = "gmd";
   std::vector<int> batch_sizes{1, 4, 8, 16, 32, 64, 128, 256};
   std::string modes = "powertrain-4368";
+  std::optional<int> max_modes;  // profiling budget; absent: the strategy's default
+  std::string power_constraint = "max-of-phases";  // or "time-weighted"
+  std::string objective = "per-window";            // or "per-second"
+  std::string ground_truth = "table";              // "table" (reference measurements) or "analytic"
+  std::optional<std::uint64_t> seed;               // absent: the scenario's seed
+  double noise = 0;                                // the Profiler's relative measurement noise
 };
 
 struct OutputsSpec {

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "models/error.hpp"
+#include "sim/search/prior.hpp"
 
 namespace fulcrum::sim::search {
 
@@ -70,6 +71,7 @@ const StrategyRegistry& strategy_registry() {
   static const StrategyRegistry registry = [] {
     StrategyRegistry r;
     add_builtin_strategies(r);
+    add_model_strategies(r);
     return r;
   }();
   return registry;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/cli.hpp"
 #include "sim/cli/scenario_run.hpp"
 #include "sim/config/trace_loader.hpp"
 #include "tests/reference_data.hpp"
@@ -345,9 +346,9 @@ std::vector<std::pair<double, double>> item_durations(const fs::path& csv,
 }  // namespace
 
 TEST_CASE("every shipped scenario has checks here", "[scenarios]") {
-  const std::set<std::string> checked{"quickstart",   "native",       "sequential",
-                                      "mode-30w",     "poisson",      "two-streams",
-                                      "trace-replay", "unstable-bs1", "measured-modes"};
+  const std::set<std::string> checked{
+      "quickstart",  "native",       "sequential",   "mode-30w",       "poisson",
+      "two-streams", "trace-replay", "unstable-bs1", "measured-modes", "optimize-measured"};
   std::set<std::string> shipped;
   for (const auto& e : fs::directory_iterator(fs::path(FULCRUM_SOURCE_DIR) / "scenarios")) {
     if (e.path().extension() == ".yaml") shipped.insert(e.path().stem().string());
@@ -575,6 +576,37 @@ TEST_CASE("measured-modes: every minibatch takes the measured time and power of 
   CHECK(w.inference.at(0).latency->max_ms == Approx(150.0 + infer_ms).epsilon(1e-8));
   CHECK(w.budgets.latency_met == true);
   CHECK(w.budgets.power_met == true);
+}
+
+TEST_CASE(
+    "optimize-measured: prior finds the oracle's choice, and the event-driven run in it gives "
+    "the closed form",
+    "[scenarios][optimize]") {
+  if (!fulcrum::testing::reference_path("measurements")) return;
+  fulcrum::testing::TempDir dir;
+  std::ostringstream out, err;
+  REQUIRE(sim::run_cli(
+              {"optimize",
+               (fs::path(FULCRUM_SOURCE_DIR) / "scenarios" / "optimize-measured.yaml").string(),
+               "--out", dir.path().string()},
+              out, err) == 0);
+  std::ifstream in(dir.path() / "optimize.json");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string j = text.str();
+  // The choice is the oracle's (both objects name the same mode and batch size).
+  const std::size_t choice = j.find("\"choice\"");
+  const std::size_t oracle = j.find("\"oracle\"");
+  REQUIRE(choice != std::string::npos);
+  REQUIRE(oracle != std::string::npos);
+  const std::string mode = "\"cores\": 8,\n      \"cpu_mhz\": 729.6,\n      \"gpu_mhz\": 1134.75";
+  CHECK(j.find(mode, choice) < oracle);
+  CHECK(j.find(mode, oracle) != std::string::npos);
+  CHECK(j.find("\"budgets_met\": true") != std::string::npos);
+  CHECK(j.find("\"modes\": 19") != std::string::npos);
+  // Event-driven training throughput: one minibatch per 320 ms window, as the closed form says.
+  CHECK(out.str().find("event-driven: training 3.12 minibatches/s") != std::string::npos);
+  CHECK(out.str().find("1 training minibatches per window, 3.12/s") != std::string::npos);
 }
 
 TEST_CASE("mode-30w: training is slower than at MAXN and power is lower", "[scenarios]") {

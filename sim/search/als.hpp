@@ -1,0 +1,65 @@
+// `als`: active-learning search for reusable Pareto-optimal modes (docs/SEARCH.md, "als").
+//
+// A surrogate with uncertainty over the mode grid (per series -- the training workload, every
+// stream at every batch size --, a GP on log time and one on power; see surrogate.hpp), seeded by
+// a space-filling sample, then repeatedly profiling the mode most likely to change the predicted
+// front of (training time, inference time per stream, max power) for some batch combination: the
+// mode whose optimistic estimate (mean - kappa sd, on logarithms) improves the measured front the
+// most by the additive epsilon indicator (its least relative gain over every measured point, in
+// its worst coordinate). It stops at its budget or when no mode offers at least min_gain even
+// optimistically (the front is stable).
+//
+// What it keeps is the measured set (MeasuredSet): the answer to a problem -- and to any other
+// power budget, latency budget or arrival rate of the same workloads -- is computed from it with
+// no further profiling (Als::answer, or the cached set reused by choose()).
+//
+//   Als als({.max_modes = 100, .seed = 3});
+//   const MeasuredSet& set = als.explore(problem, profiler, context);
+//   Choice c = als.answer(other_problem);   // no Profiler
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sim/search/measured_set.hpp"
+#include "sim/search/strategy.hpp"
+
+namespace fulcrum::sim::search {
+
+struct AlsOptions {
+  int max_modes = 150;  // profiling budget (distinct modes)
+  int seed_modes = 16;  // space-filling sample before the active loop
+  double kappa = 2;     // optimism: estimates are taken at mean - kappa sd
+  // Least relative improvement of the front (log units, 0.005 = 0.5%) worth a profile; when no
+  // mode offers more even optimistically, the front is stable.
+  double min_gain = 0.005;
+};
+
+class Als : public Strategy {
+ public:
+  explicit Als(AlsOptions options = {}) : options_(options) {}
+  std::string name() const override { return "als"; }
+  std::optional<int> max_modes() const override { return options_.max_modes; }
+
+  // Reuses the kept set when it serves `problem` (no profiling at all), else explores first.
+  Choice choose(const Problem& problem, Profiler& profiler, const SearchContext& context) override;
+
+  // Explores the workloads of `problem` and keeps the measured set (replacing any earlier one).
+  const MeasuredSet& explore(const Problem& problem, Profiler& profiler,
+                             const SearchContext& context);
+  // The kept set's answer to `problem`; nullopt when nothing was explored for its workloads.
+  std::optional<Choice> answer(const Problem& problem) const;
+  const MeasuredSet* kept() const { return kept_.get(); }
+  // Why the last exploration stopped: "budget" or "front stable".
+  const std::string& stop_reason() const { return stop_reason_; }
+
+ private:
+  AlsOptions options_;
+  std::unique_ptr<MeasuredSet> kept_;
+  std::string stop_reason_;
+};
+
+std::unique_ptr<Strategy> make_als(const StrategyOptions& options);
+
+}  // namespace fulcrum::sim::search

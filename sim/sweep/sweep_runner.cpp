@@ -1,0 +1,502 @@
+#include "sim/sweep/sweep_runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "models/random/rng_streams.hpp"
+#include "sim/config/device_catalog_loader.hpp"
+#include "sim/config/perf_model_loader.hpp"
+#include "sim/search/als.hpp"
+#include "sim/search/evaluation.hpp"
+#include "sim/search/measured_set.hpp"
+#include "sim/search/steady_state.hpp"
+#include "sim/search/strategy.hpp"
+#include "sim/sweep/parallel.hpp"
+
+namespace fulcrum::sim::sweep {
+
+using search::Choice;
+using search::Problem;
+
+SweepTruths SweepTruths::load(const SweepSpec& spec, const std::string& data_dir,
+                              const std::string& measurements_dir) {
+  SweepTruths t;
+  t.catalog_ = std::make_unique<models::DeviceCatalog>(load_device_catalog(data_dir + "/devices"));
+  const models::DeviceSpec& orin = t.catalog_->get("orin-agx-64gb");
+  for (const std::string& name : spec.ground_truths) {
+    if (name == "table") {
+      t.truths_.push_back(search::TableGroundTruth::load(measurements_dir, orin));
+    } else {
+      t.analytic_ = load_perf_model(AnalyticPerfModel{}, data_dir, orin);
+      t.truths_.push_back(std::make_unique<search::ModelGroundTruth>(orin, *t.analytic_));
+    }
+  }
+  return t;
+}
+
+namespace {
+
+const char* const kColumns =
+    "config,ground_truth,workloads,arrival_per_s,latency_budget_s,power_budget_w,strategy,found,"
+    "budgets_met,feasible_optimum,value,oracle_value,ratio,mode,batch_sizes,modes_profiled,"
+    "tries,profiling_s,mode_switches,reused";
+
+std::string num(double v, const char* format = "%.6g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string strategy_label(const StrategyEntry& e) {
+  return e.max_modes ? e.name + "@" + std::to_string(*e.max_modes) : e.name;
+}
+
+double objective_value(const Problem& p, const search::SteadyState& s) {
+  return p.objective == search::Objective::per_window ? static_cast<double>(s.per_window) : s.per_s;
+}
+
+// What the summary needs of one row.
+struct Row {
+  std::string strategy;
+  std::string set_key;  // ground truth + workloads: a reused exploration is charged once
+  bool feasible = false;
+  bool met = false;
+  double ratio = 0;
+  double modes = 0;
+  double profiling_s = 0;
+  long switches = 0;
+  bool reused = false;
+};
+
+class SummaryBuilder {
+ public:
+  explicit SummaryBuilder(std::vector<std::string> order) : order_(std::move(order)) {}
+  void add(const Row& r) {
+    Acc& a = acc_[r.strategy];
+    ++a.configurations;
+    a.modes += r.modes;
+    a.switches += static_cast<std::size_t>(r.switches);
+    if (!r.reused || a.charged.insert(r.set_key).second) a.seconds += r.profiling_s;
+    if (!r.feasible) return;
+    ++a.feasible;
+    if (r.met) ++a.met;
+    a.ratios.push_back(r.ratio);
+  }
+  SweepSummary finish(std::string name, std::size_t configurations) {
+    SweepSummary s{std::move(name), configurations, {}};
+    for (const std::string& n : order_) {
+      Acc& a = acc_[n];
+      StrategySummary o;
+      o.strategy = n;
+      o.configurations = a.configurations;
+      o.feasible = a.feasible;
+      o.met = a.met;
+      if (!a.ratios.empty()) {
+        double sum = 0;
+        for (double r : a.ratios) sum += r;
+        o.mean_ratio = sum / static_cast<double>(a.ratios.size());
+        std::sort(a.ratios.begin(), a.ratios.end());
+        o.p5_ratio = a.ratios[static_cast<std::size_t>(
+            std::floor(0.05 * static_cast<double>(a.ratios.size() - 1)))];
+      }
+      o.mean_modes = a.configurations ? a.modes / static_cast<double>(a.configurations) : 0;
+      o.profiling_hours = a.seconds / 3600.0;
+      o.mode_switches = a.switches;
+      s.strategies.push_back(o);
+    }
+    return s;
+  }
+
+ private:
+  struct Acc {
+    std::size_t configurations = 0, feasible = 0, met = 0, switches = 0;
+    double modes = 0, seconds = 0;
+    std::vector<double> ratios;
+    std::set<std::string> charged;
+  };
+  std::vector<std::string> order_;
+  std::map<std::string, Acc> acc_;
+};
+
+// What every configuration of one (ground truth, workload set) shares.
+struct Prepared {
+  std::optional<search::SearchContext> context;
+  std::optional<search::CandidateTable> oracle_table;  // one stream
+  std::optional<search::MeasuredSet> full;             // two streams: every grid mode
+  // Per strategy entry: the explored `als`, when the entry is one.
+  std::vector<std::unique_ptr<search::Als>> als;
+  std::vector<search::ProfilingCost> als_cost;
+};
+
+// The oracle's choice for a problem, from the shared tables (what Oracle::solve answers, without
+// reading the truth again for every configuration).
+Choice oracle_of(const Prepared& p, const Problem& problem) {
+  if (!p.oracle_table) return p.full->answer(problem);
+  Choice c;
+  const search::CandidateTable::Best b = p.oracle_table->best(problem);
+  if (!b.found) return c;
+  c.found = true;
+  c.mode = p.context->grid.at(b.mode);
+  c.batch_sizes = {b.batch_size};
+  c.predicted_per_window = b.state.per_window;
+  c.predicted_per_s = b.state.per_s;
+  c.predicted_power_w = b.state.power_w(problem.power_kind);
+  return c;
+}
+
+double choice_value(const Problem& problem, const Choice& c) {
+  return problem.objective == search::Objective::per_window
+             ? static_cast<double>(c.predicted_per_window)
+             : c.predicted_per_s;
+}
+
+search::ProfilerOptions profiler_options(const SweepSpec& spec, std::uint64_t seed) {
+  search::ProfilerOptions o;
+  o.noise = spec.noise;
+  o.seed = seed;
+  o.settle_s = spec.settle_s;
+  o.minibatches = spec.minibatches;
+  return o;
+}
+
+std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& truths,
+                                  std::size_t truth, std::size_t set) {
+  auto p = std::make_unique<Prepared>();
+  SweepConfig c;
+  c.truth = truth;
+  c.workloads = set;
+  const Problem problem = problem_of(spec, c, spec.arrivals.front().rates_per_s.front());
+  const search::GroundTruth& t = truths.at(truth);
+  const std::uint64_t seed =
+      models::RngStreams(spec.seed)
+          .stream("sweep/set/" + std::to_string(truth) + "/" + std::to_string(set))
+          .next();
+  try {
+    p->context.emplace(search::make_context(t, problem, seed));
+  } catch (const InputError& e) {
+    throw InputError(spec.workloads[set].where, "workloads[" + std::to_string(set) + "]", e.what());
+  }
+  if (problem.streams.size() == 1) {
+    p->oracle_table.emplace(search::Oracle::table(problem, *p->context));
+  } else {
+    p->full.emplace(search::MeasuredSet::for_problem(problem, *p->context));
+    search::Profiler everything(t, profiler_options(spec, seed));  // the oracle's full grid
+    for (std::size_t g = 0; g < p->context->grid.size(); ++g) {
+      p->full->measure(everything, p->context->grid, g);
+    }
+  }
+  for (const StrategyEntry& e : spec.strategies) {
+    std::unique_ptr<search::Strategy> s =
+        search::strategy_registry().make(e.name, {.max_modes = e.max_modes, .seed = seed});
+    std::unique_ptr<search::Als> als;
+    search::ProfilingCost cost;
+    if (auto* a = dynamic_cast<search::Als*>(s.get())) {
+      s.release();
+      als.reset(a);
+      search::ProfilerOptions o = profiler_options(spec, seed);
+      o.max_modes = als->max_modes();
+      search::Profiler profiler(t, o);
+      als->explore(problem, profiler, *p->context);
+      cost = profiler.cost();
+    }
+    p->als.push_back(std::move(als));
+    p->als_cost.push_back(cost);
+  }
+  return p;
+}
+
+// The CSV rows of one configuration (one per strategy) and their summary records.
+std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const Prepared& prep,
+                       std::size_t index, std::vector<Row>& rows) {
+  const SweepConfig c = config_at(spec, index);
+  const ArrivalCase& arrivals = spec.arrivals[c.arrival];
+  const search::GroundTruth& truth = truths.at(c.truth);
+  const std::string set_key =
+      spec.ground_truths[c.truth] + "/" + spec.workloads[c.workloads].label();
+  std::string prefix = std::to_string(index) + "," + spec.ground_truths[c.truth] + "," +
+                       spec.workloads[c.workloads].label() + "," + arrivals.label() + "," +
+                       num(spec.latency_budgets_s[c.latency]) + "," +
+                       num(spec.power_budgets_w[c.power]) + ",";
+  std::vector<Problem> problems;
+  std::vector<Choice> oracles;
+  bool feasible = true;
+  double oracle_total = 0;
+  for (double rate : arrivals.rates_per_s) {
+    problems.push_back(problem_of(spec, c, rate));
+    oracles.push_back(oracle_of(prep, problems.back()));
+    feasible = feasible && oracles.back().found;
+    if (oracles.back().found) oracle_total += choice_value(problems.back(), oracles.back());
+  }
+  std::string out;
+  for (std::size_t si = 0; si < spec.strategies.size(); ++si) {
+    const StrategyEntry& e = spec.strategies[si];
+    bool found = true, met = true;
+    double value = 0, ratio_sum = 0, seconds = 0;
+    int modes = 0, tries = 0;
+    long switches = 0;
+    std::optional<models::PowerMode> last;
+    std::string mode_text, batch_text;
+    const bool reused = prep.als[si] != nullptr;
+    for (std::size_t seg = 0; seg < problems.size(); ++seg) {
+      const Problem& problem = problems[seg];
+      Choice choice;
+      if (reused) {
+        choice = *prep.als[si]->answer(problem);
+      } else if (e.name == "oracle") {
+        choice = oracles[seg];  // brute force on the truth, from the shared tables; not charged
+      } else {
+        const std::uint64_t seed =
+            models::RngStreams(spec.seed)
+                .stream("sweep/config/" + std::to_string(index) + "/" + std::to_string(seg))
+                .next();
+        search::SearchContext context = *prep.context;
+        context.seed = seed;
+        std::unique_ptr<search::Strategy> s =
+            search::strategy_registry().make(e.name, {.max_modes = e.max_modes, .seed = seed});
+        try {
+          choice = search::run_strategy(*s, problem, context, profiler_options(spec, seed));
+        } catch (const InputError&) {
+          choice = Choice{};  // the strategy cannot pose this problem: nothing found
+        }
+        modes += choice.cost.modes;
+        tries += choice.tries;
+        seconds += choice.cost.seconds;
+      }
+      const search::Outcome o = search::Scorer::evaluate(problem, choice, truth);
+      found = found && choice.found;
+      met = met && o.budgets_met;
+      const double v = o.budgets_met ? objective_value(problem, o.actual) : 0;
+      value += v;
+      const double best = oracles[seg].found ? choice_value(problem, oracles[seg]) : 0;
+      ratio_sum += best > 0 ? v / best : (o.budgets_met ? 1 : 0);
+      if (choice.found) {
+        if (last && *last != choice.mode) ++switches;
+        last = choice.mode;
+        mode_text = choice.mode.label();
+        batch_text.clear();
+        for (std::size_t i = 0; i < choice.batch_sizes.size(); ++i) {
+          if (i > 0) batch_text += '+';
+          batch_text += std::to_string(choice.batch_sizes[i]);
+        }
+      }
+    }
+    if (reused) {
+      modes = prep.als_cost[si].modes;
+      tries = modes;
+      seconds = prep.als_cost[si].seconds;
+    }
+    seconds += static_cast<double>(switches) * spec.settle_s;
+    const double segs = static_cast<double>(problems.size());
+    const double ratio = feasible ? ratio_sum / segs : 0;
+    out += prefix + strategy_label(e) + "," + (found ? "1" : "0") + "," + (met ? "1" : "0") + "," +
+           (feasible ? "1" : "0") + "," + num(value / segs) + "," + num(oracle_total / segs) + "," +
+           num(ratio, "%.6f") + "," + mode_text + "," + batch_text + "," + std::to_string(modes) +
+           "," + std::to_string(tries) + "," + num(seconds, "%.3f") + "," +
+           std::to_string(switches) + "," + (reused ? "1" : "0") + "\n";
+    // The summary reads the values as the CSV prints them, so that a merge of shards (which
+    // reads them back) summarises to the same figures.
+    rows.push_back({strategy_label(e), set_key, feasible, met, std::stod(num(ratio, "%.6f")),
+                    static_cast<double>(modes), std::stod(num(seconds, "%.3f")), switches, reused});
+  }
+  return out;
+}
+
+std::vector<std::string> strategy_order(const SweepSpec& spec) {
+  std::vector<std::string> out;
+  for (const StrategyEntry& e : spec.strategies) out.push_back(strategy_label(e));
+  return out;
+}
+
+}  // namespace
+
+std::string csv_header(const SweepSpec& spec) {
+  std::string strategies;
+  for (const std::string& s : strategy_order(spec)) {
+    if (!strategies.empty()) strategies += ' ';
+    strategies += s;
+  }
+  return "# fulcrum sweep " + spec.name + ": " + std::to_string(spec.configurations()) +
+         " configurations; strategies: " + strategies + "\n" + kColumns + "\n";
+}
+
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  auto parse = [&](const std::string& s) -> std::optional<std::size_t> {
+    if (s.empty() || s.size() > 9 ||
+        !std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      return std::nullopt;
+    }
+    return static_cast<std::size_t>(std::stoul(s));
+  };
+  if (slash != std::string::npos) {
+    const std::optional<std::size_t> k = parse(text.substr(0, slash));
+    const std::optional<std::size_t> n = parse(text.substr(slash + 1));
+    if (k && n && *k >= 1 && *k <= *n) return {*k, *n};
+  }
+  throw InputError("--shard: expected K/N with 1 <= K <= N, got '" + text + "'");
+}
+
+SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
+                       const SweepOptions& options, std::ostream& csv) {
+  const std::size_t total = spec.configurations();
+  const std::size_t begin = total * (options.shard - 1) / options.shards;
+  const std::size_t end = total * options.shard / options.shards;
+  const unsigned threads = thread_count(options.threads);
+  // The shared work of every (ground truth, workload set) the shard touches.
+  const std::size_t per_set = total / (spec.ground_truths.size() * spec.workloads.size());
+  std::vector<std::pair<std::size_t, std::size_t>> sets;
+  for (std::size_t key = 0; key < spec.ground_truths.size() * spec.workloads.size(); ++key) {
+    if (begin < (key + 1) * per_set && key * per_set < end) {
+      sets.emplace_back(key / spec.workloads.size(), key % spec.workloads.size());
+    }
+  }
+  std::vector<std::unique_ptr<Prepared>> prepared(sets.size());
+  parallel_for(0, sets.size(), threads, [&](std::size_t i) {
+    prepared[i] = prepare(spec, truths, sets[i].first, sets[i].second);
+  });
+  auto prep_of = [&](std::size_t index) -> const Prepared& {
+    const SweepConfig c = config_at(spec, index);
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      if (sets[i].first == c.truth && sets[i].second == c.workloads) return *prepared[i];
+    }
+    return *prepared.front();
+  };
+  csv << csv_header(spec);
+  SummaryBuilder summary(strategy_order(spec));
+  const std::size_t chunk = 1024;
+  for (std::size_t from = begin; from < end; from += chunk) {
+    const std::size_t to = std::min(end, from + chunk);
+    std::vector<std::string> text(to - from);
+    std::vector<std::vector<Row>> rows(to - from);
+    parallel_for(from, to, threads, [&](std::size_t i) {
+      text[i - from] = run_config(spec, truths, prep_of(i), i, rows[i - from]);
+    });
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      csv << text[i];
+      for (const Row& r : rows[i]) summary.add(r);
+    }
+    if (options.progress) options.progress(to - begin, end - begin);
+  }
+  return summary.finish(spec.name, end - begin);
+}
+
+namespace {
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (char ch : line) {
+    if (ch == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += ch;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& csv) {
+  if (files.empty()) throw InputError("--merge: no shard files given");
+  std::string header;
+  std::string name;
+  std::size_t total = 0;
+  std::vector<std::string> order;
+  // config index -> its rows' text, and their summary records.
+  std::map<std::size_t, std::pair<std::string, std::vector<Row>>> configs;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    if (!in) throw InputError(SourceLocation{file, 0, 0}, "", "cannot be read");
+    std::string comment, columns;
+    std::getline(in, comment);
+    std::getline(in, columns);
+    const std::string this_header = comment + "\n" + columns + "\n";
+    const std::string prefix = "# fulcrum sweep ";
+    if (comment.rfind(prefix, 0) != 0 || columns != kColumns) {
+      throw InputError(SourceLocation{file, 1, 1}, "",
+                       "not a fulcrum sweep CSV (expected its two header lines)");
+    }
+    if (header.empty()) {
+      header = this_header;
+      const std::size_t colon = comment.find(": ", prefix.size());
+      name = comment.substr(prefix.size(), colon - prefix.size());
+      total = static_cast<std::size_t>(std::stoull(comment.substr(colon + 2)));
+      const std::size_t st = comment.find("strategies: ");
+      std::istringstream names(comment.substr(st + 12));
+      for (std::string s; names >> s;) order.push_back(s);
+    } else if (this_header != header) {
+      throw InputError(SourceLocation{file, 1, 1}, "",
+                       "is a shard of another sweep (its header differs from " + files[0] + "'s)");
+    }
+    std::string line;
+    for (int line_no = 3; std::getline(in, line); ++line_no) {
+      const std::vector<std::string> f = split_csv(line);
+      if (f.size() != 20) {
+        throw InputError(SourceLocation{file, line_no, 1}, "",
+                         "expected 20 columns, got " + std::to_string(f.size()));
+      }
+      std::size_t index = 0;
+      try {
+        index = static_cast<std::size_t>(std::stoull(f[0]));
+      } catch (const std::exception&) {
+        throw InputError(SourceLocation{file, line_no, 1}, "", "bad configuration index");
+      }
+      if (index >= total) {
+        throw InputError(
+            SourceLocation{file, line_no, 1}, "",
+            "configuration " + f[0] + " is outside the sweep's " + std::to_string(total));
+      }
+      auto& entry = configs[index];
+      if (entry.second.size() >= order.size()) {
+        throw InputError(SourceLocation{file, line_no, 1}, "",
+                         "configuration " + f[0] + " appears in more than one shard");
+      }
+      entry.first += line + "\n";
+      entry.second.push_back({f[6], f[1] + "/" + f[2], f[9] == "1", f[8] == "1", std::stod(f[12]),
+                              std::stod(f[15]), std::stod(f[17]), std::stol(f[18]), f[19] == "1"});
+    }
+  }
+  if (configs.size() != total) {
+    std::size_t missing = 0;
+    while (configs.count(missing) != 0) ++missing;
+    throw InputError("--merge: the shards hold " + std::to_string(configs.size()) + " of " +
+                     std::to_string(total) +
+                     " configurations (first missing: " + std::to_string(missing) + ")");
+  }
+  csv << header;
+  SummaryBuilder summary(order);
+  for (const auto& [index, entry] : configs) {
+    csv << entry.first;
+    for (const Row& r : entry.second) summary.add(r);
+  }
+  return summary.finish(name, total);
+}
+
+std::string format_summary(const SweepSummary& s) {
+  std::ostringstream out;
+  out << "sweep " << s.name << ": " << s.configurations << " configurations\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %9s %8s %11s %10s %11s %12s %9s\n", "strategy",
+                "feasible", "met %", "mean/oracle", "p5/oracle", "modes/conf", "profiling h",
+                "switches");
+  out << line;
+  for (const StrategySummary& t : s.strategies) {
+    const double met =
+        t.feasible ? 100.0 * static_cast<double>(t.met) / static_cast<double>(t.feasible) : 0;
+    std::snprintf(line, sizeof line, "%-14s %9zu %8.2f %11.4f %10.4f %11.2f %12.1f %9zu\n",
+                  t.strategy.c_str(), t.feasible, met, t.mean_ratio, t.p5_ratio, t.mean_modes,
+                  t.profiling_hours, t.mode_switches);
+    out << line;
+  }
+  return out.str();
+}
+
+}  // namespace fulcrum::sim::sweep

@@ -1,0 +1,226 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+
+#include "models/device/mode_space.hpp"
+#include "sim/search/als.hpp"
+#include "sim/search/evaluation.hpp"
+#include "sim/search/prior.hpp"
+#include "sim/search/strategies.hpp"
+#include "sim/search/strategy.hpp"
+#include "sim/search/surrogate.hpp"
+#include "tests/sim/search/search_fixture.hpp"
+
+namespace fulcrum::sim::search {
+namespace {
+
+using testing::orin;
+using testing::table_truth;
+
+Problem concurrent(double arrival, double latency, double power) {
+  Problem p;
+  p.training = "resnet18";
+  p.streams.push_back({"mobilenet_v3", arrival, latency, {}});
+  p.power_budget_w = power;
+  p.objective = Objective::per_window;
+  return p;
+}
+
+TEST_CASE("the GP interpolates a smooth function of the mode features", "[search][surrogate]") {
+  const models::ModeSpace grid = models::ModeSpace::grid(orin(), "pagoda-441");
+  const ModeFeatures f(grid);
+  const Eigen::MatrixXd& x = f.all();
+  // A known function: a power law plus a bump.
+  auto truth = [&](Eigen::Index i) {
+    return 3.0 - 0.8 * x(i, 2) - 0.3 * x(i, 3) + 0.2 * std::exp(-x.row(i).squaredNorm());
+  };
+  const std::vector<std::size_t> sample = space_filling(f, 60);
+  Eigen::VectorXd y(static_cast<Eigen::Index>(sample.size()));
+  for (std::size_t k = 0; k < sample.size(); ++k) {
+    y(static_cast<Eigen::Index>(k)) = truth(static_cast<Eigen::Index>(sample[k]));
+  }
+  GaussianProcess gp({.min_signal_sd = 0.01, .nugget = 1e-4});
+  gp.fit(f.rows(sample), y);
+  const GaussianProcess::Prediction p = gp.predict(x);
+  double worst = 0;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    worst = std::max(worst, std::abs(p.mean(i) - truth(i)));
+  CHECK(worst < 0.1);  // the function spans about 4 units
+  // At a sampled point the uncertainty is small, far from all of them larger.
+  CHECK(p.sd(static_cast<Eigen::Index>(sample[0])) < p.sd.maxCoeff());
+}
+
+TEST_CASE("space-filling samples are distinct and start in the middle", "[search][surrogate]") {
+  const models::ModeSpace grid = models::ModeSpace::grid(orin(), "pagoda-441");
+  const std::vector<std::size_t> s = space_filling(ModeFeatures(grid), 20);
+  REQUIRE(s.size() == 20);
+  CHECK(std::set<std::size_t>(s.begin(), s.end()).size() == 20);
+  const models::PowerMode mid = grid.at(s[0]);
+  // The middle of the log-standardised axes: no axis at an extreme.
+  CHECK(mid.cores == 8);
+  CHECK(mid.gpu_hz > grid.gpu_hz().front());
+  CHECK(mid.gpu_hz < grid.gpu_hz().back());
+  CHECK(mid.cpu_khz > grid.cpu_khz().front());
+  CHECK(mid.cpu_khz < grid.cpu_khz().back());
+}
+
+TEST_CASE("als and prior respect their budgets and read the truth only through the Profiler",
+          "[search][als][prior]") {
+  const TableGroundTruth* truth = table_truth();
+  if (truth == nullptr) return;
+  const Problem p = concurrent(60, 1.0, 25);
+  const SearchContext ctx = make_context(*truth, p);
+  for (const char* name : {"als", "prior"}) {
+    for (int budget : {5, 20}) {
+      INFO(name << " budget " << budget);
+      std::unique_ptr<Strategy> s = strategy_registry().make(name, {.max_modes = budget});
+      CHECK(s->max_modes() == budget);
+      Profiler profiler(*truth, {.max_modes = budget});
+      const std::uint64_t before = truth->reads();
+      Choice c = s->choose(p, profiler, ctx);
+      CHECK(profiler.cost().modes <= budget);
+      CHECK(profiler.cost().refused == 0);
+      // Every ground-truth read was the Profiler's.
+      CHECK(truth->reads() - before == profiler.truth_reads());
+      if (c.found) CHECK(profiler.profiled(c.mode));
+    }
+  }
+}
+
+TEST_CASE("als answers new budgets and arrival rates without profiling", "[search][als]") {
+  const TableGroundTruth* truth = table_truth();
+  if (truth == nullptr) return;
+  const Problem first = concurrent(60, 1.0, 25);
+  const SearchContext ctx = make_context(*truth, first);
+  Als als({.max_modes = 60});
+  Profiler profiler(*truth, {.max_modes = 60});
+  als.explore(first, profiler, ctx);
+  REQUIRE(als.kept() != nullptr);
+  CHECK(profiler.cost().modes == static_cast<int>(als.kept()->modes().size()));
+  CHECK(profiler.cost().modes <= 60);
+  CHECK_FALSE(als.kept()->pareto_modes().empty());
+  const std::uint64_t reads = truth->reads();
+  const ProfilingCost cost = profiler.cost();
+  int answered = 0;
+  for (double a : {30.0, 90.0, 120.0}) {
+    for (double l : {0.5, 1.5}) {
+      for (double w : {15.0, 30.0, 45.0}) {
+        const Problem q = concurrent(a, l, w);
+        const std::optional<Choice> c = als.answer(q);
+        REQUIRE(c.has_value());
+        // choose() with a fresh Profiler reuses the kept set: nothing profiled.
+        Profiler fresh(*truth);
+        const Choice again = als.choose(q, fresh, ctx);
+        CHECK(fresh.cost().modes == 0);
+        CHECK(again.found == c->found);
+        if (c->found) {
+          CHECK(again.mode == c->mode);
+          ++answered;
+          CHECK(c->predicted_power_w <= w);
+        }
+      }
+    }
+  }
+  CHECK(answered > 0);
+  CHECK(truth->reads() == reads);  // no ground truth read while answering
+  CHECK(profiler.cost().modes == cost.modes);
+  // Other workloads are not served by the kept set.
+  Problem other = first;
+  other.training = "mobilenet_v3";
+  CHECK_FALSE(als.answer(other).has_value());
+}
+
+TEST_CASE("als and prior are deterministic and answer within budgets on the truth",
+          "[search][als][prior]") {
+  const TableGroundTruth* truth = table_truth();
+  if (truth == nullptr) return;
+  const Problem p = concurrent(40, 0.8, 30);
+  const SearchContext ctx = make_context(*truth, p, 5);
+  for (const char* name : {"als", "prior"}) {
+    INFO(name);
+    std::unique_ptr<Strategy> a = strategy_registry().make(name, {});
+    std::unique_ptr<Strategy> b = strategy_registry().make(name, {});
+    const Choice ca = run_strategy(*a, p, ctx);
+    const Choice cb = run_strategy(*b, p, ctx);
+    REQUIRE(ca.found);
+    CHECK(ca.mode == cb.mode);
+    CHECK(ca.batch_sizes == cb.batch_sizes);
+    CHECK(ca.cost.modes == cb.cost.modes);
+    CHECK(Scorer::evaluate(p, ca, *truth).budgets_met);
+  }
+}
+
+// Not run by default: prints the quality of the model strategies on a slice of the concurrent
+// grid (throughput / oracle, budgets met, modes), for tuning.
+TEST_CASE("model strategy quality on a slice", "[.quality]") {
+  const TableGroundTruth* truth = table_truth();
+  if (truth == nullptr) return;
+  for (const char* pair : {"resnet18/mobilenet_v3", "mobilenet_v3/lstm", "bert_base/resnet50"}) {
+    const std::string ps(pair);
+    Problem base = concurrent(60, 1.0, 25);
+    base.training = ps.substr(0, ps.find('/'));
+    base.streams[0].workload = ps.substr(ps.find('/') + 1);
+    const SearchContext ctx = make_context(*truth, base, 1);
+    {
+      MeasuredSet all = MeasuredSet::for_problem(base, ctx);
+      Profiler everything(*truth);
+      for (std::size_t g = 0; g < ctx.grid.size(); ++g) all.measure(everything, ctx.grid, g);
+      std::cout << pair << ": " << all.pareto_modes().size() << " of " << all.modes().size()
+                << " measured modes are Pareto-optimal\n";
+    }
+    std::vector<std::string> names = {"als", "prior", "random", "binary"};
+    if (const char* only = std::getenv("FULCRUM_QUALITY_STRATEGIES")) names = {only};
+    for (const std::string& sname : names) {
+      const char* name = sname.c_str();
+      double ratio = 0, modes = 0;
+      int feasible = 0, met = 0, n = 0;
+      Als als;
+      bool explored = false;
+      for (double a : {30.0, 60.0, 90.0, 120.0}) {
+        for (double l : {0.5, 0.8, 1.2, 2.0}) {
+          for (double w : {12.0, 15.0, 20.0, 25.0, 30.0, 40.0, 50.0}) {
+            Problem q = base;
+            q.streams[0].arrival_per_s = a;
+            q.streams[0].latency_budget_s = l;
+            q.power_budget_w = w;
+            const Choice o = Oracle::solve(q, ctx);
+            ++n;
+            if (!o.found) continue;
+            ++feasible;
+            Choice c;
+            if (std::string(name) == "als") {
+              if (!explored) {
+                c = run_strategy(als, q, ctx);  // explores once; later problems reuse the set
+                explored = true;
+              } else {
+                c = *als.answer(q);
+              }
+              modes += static_cast<double>(als.kept()->modes().size());
+            } else {
+              StrategyOptions so;
+              if (const char* k = std::getenv("FULCRUM_QUALITY_K")) so.k = std::atoi(k);
+              std::unique_ptr<Strategy> s = strategy_registry().make(name, so);
+              c = run_strategy(*s, q, ctx);
+              modes += c.cost.modes;
+            }
+            const Outcome out = Scorer::evaluate(q, c, *truth);
+            if (out.budgets_met) {
+              ++met;
+              ratio += o.predicted_per_window > 0
+                           ? static_cast<double>(out.actual.per_window) / o.predicted_per_window
+                           : 1.0;
+            }
+          }
+        }
+      }
+      std::cout << pair << " " << name << ": feasible " << feasible << "/" << n << " met "
+                << 100.0 * met / feasible << "% ratio " << ratio / feasible << " modes "
+                << modes / feasible << "\n";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fulcrum::sim::search
