@@ -1,6 +1,7 @@
 #include "sim/cli/profiling.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "backends/hardware/jetson_clock_control.hpp"
@@ -209,6 +210,10 @@ std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& ro
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  // Like `run --out`, a folder that does not exist yet is made (a failure shows in AtomicFile's
+  // one-line error).
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   AtomicFile f(path);
   f.write(text);
   f.close();

@@ -54,7 +54,8 @@ std::string slurp(const std::filesystem::path& p) {
 
 TEST_CASE("profile writes the measurement CSV, which reproduces the model it measured") {
   TempDir dir;
-  const std::string csv = (dir.path() / "p.csv").string();
+  // A folder that does not exist yet is made, as `run --out` does.
+  const std::string csv = (dir.path() / "new" / "p.csv").string();
   REQUIRE(cli({"profile", "--workloads", "resnet50", "--batch-sizes", "1,16", "--modes",
                "MAXN,MODE_30W", "--repeats", "3", "--out", csv, "--quiet"}) == 0);
   const models::ProfileTable table = models::read_profile_csv(csv);
