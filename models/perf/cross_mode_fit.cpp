@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -24,6 +25,8 @@ const std::vector<CrossModeField>& cross_mode_fields() {
        'p'},
       {"kernel_gpu_kcycles", "thousand GPU cycles per kernel however small", "fitted",
        &D::kernel_gpu_kcycles, 'p'},
+      {"occupancy", "p-norm exponent, kernels' fixed cycles with their work", "fitted",
+       &D::occupancy, 'e'},
       {"eff_weights", "share of peak DRAM bandwidth streaming weights", "fitted", &D::eff_weights,
        's'},
       {"l2_speedup", "bandwidth of L2-resident layers / peak DRAM bandwidth", "fitted",
@@ -104,7 +107,7 @@ double huber_residual(double r, double delta) {
   return std::copysign(std::sqrt(delta * (2 * a - delta)), r);
 }
 
-int workload_param_count(Phase phase) { return phase == Phase::training ? 5 : 4; }
+int workload_param_count(Phase) { return 5; }
 
 // The least-squares problem over rows grouped by (workload, phase).
 class Problem {
@@ -168,7 +171,7 @@ class Problem {
       t[o + 1] = to_theta(w[k].eff_memory, 's');
       t[o + 2] = to_theta(w[k].gpu_activity, 'p');
       t[o + 3] = to_theta(w[k].kernel_scale, 'p');
-      if (keys_[k].second == Phase::training) t[o + 4] = to_theta(w[k].preprocess_ms, 'p');
+      t[o + 4] = to_theta(w[k].preprocess_ms, 'p');
     }
     return t;
   }
@@ -186,7 +189,7 @@ class Problem {
       w[k].eff_memory = from_theta(t[o + 1], 's');
       w[k].gpu_activity = from_theta(t[o + 2], 'p');
       w[k].kernel_scale = from_theta(t[o + 3], 'p');
-      w[k].preprocess_ms = keys_[k].second == Phase::training ? from_theta(t[o + 4], 'p') : 0.0;
+      w[k].preprocess_ms = from_theta(t[o + 4], 'p');
     }
   }
 
@@ -324,7 +327,7 @@ CrossModeWorkload start_parameters(Phase phase) {
   w.eff_memory = 0.5;
   w.gpu_activity = 1;
   w.kernel_scale = 1;
-  w.preprocess_ms = phase == Phase::training ? 5 : 0;
+  w.preprocess_ms = phase == Phase::training ? 5 : 0.5;
   return w;
 }
 
@@ -482,14 +485,29 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
     }
   }
   Problem problem(device, rows, catalog, options);
-  std::vector<CrossModeWorkload> w{start_parameters(key.second)};
-  problem.set_start(w);
   problem.set_layout(false);
-  auto [t, it, cost] =
-      levenberg_marquardt(problem, problem.encode(coefficients, w), coefficients, 200);
-  CrossModeDevice d = coefficients;
-  problem.decode(t, d, w);
-  return w.front();
+  // A few rows leave flat regions (a kernel's work hidden under its fixed cycles hides
+  // eff_compute), so the fit starts from a small grid of compute and memory efficiencies and
+  // keeps the lowest cost (the first on ties: deterministic).
+  CrossModeWorkload best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (double eff_compute : {0.05, 0.3, 1.5}) {
+    for (double eff_memory : {0.1, 0.5}) {
+      std::vector<CrossModeWorkload> w{start_parameters(key.second)};
+      w.front().eff_compute = eff_compute;
+      w.front().eff_memory = eff_memory;
+      problem.set_start(w);
+      auto [t, it, cost] =
+          levenberg_marquardt(problem, problem.encode(coefficients, w), coefficients, 200);
+      if (cost < best_cost) {
+        CrossModeDevice d = coefficients;
+        problem.decode(t, d, w);
+        best = w.front();
+        best_cost = cost;
+      }
+    }
+  }
+  return best;
 }
 
 ErrorStats error_stats(const std::vector<double>& time_error_pct,

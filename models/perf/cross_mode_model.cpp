@@ -90,11 +90,14 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   if (!(bandwidth > 0)) throw InputError("device " + device.name + " has no memory bus width");
 
   CrossModeEstimate e;
-  // GPU: compute at the achieved share of the CUDA-core peak plus a fixed cycle cost per kernel,
-  // DRAM traffic at the achieved share of the bandwidth; the two overlap partly.
+  // GPU: compute at the achieved share of the CUDA-core peak, but a kernel takes at least a fixed
+  // number of cycles (its launch on the GPU, one partial wave): its work hides under them until it
+  // fills the SMs (occupancy: a p-norm, the sum at 1). DRAM traffic at the achieved share of the
+  // bandwidth; the two overlap partly.
   const double peak_flops = cuda_cores_on(device, mode) * 2.0 * mode.gpu_hz;
-  const double compute_s = f.flops / (peak_flops * w.eff_compute) +
-                           f.kernels * w.kernel_scale * d.kernel_gpu_kcycles * 1e3 / mode.gpu_hz;
+  const double compute_s =
+      pnorm(f.flops / (peak_flops * w.eff_compute),
+            f.kernels * w.kernel_scale * d.kernel_gpu_kcycles * 1e3 / mode.gpu_hz, d.occupancy);
   // Weights stream sequentially (eff_weights, one for the device); activations follow the
   // workload's access pattern (eff_memory).
   const double memory_s = f.fixed_bytes / (bandwidth * d.eff_weights) +
@@ -111,13 +114,19 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   e.device_s = pnorm(e.gpu_s, e.host_s, d.overlap_host);
   // Training: the dataloader's workers decode and augment the next minibatches in parallel on
   // the cores the training thread leaves; steady state is bounded by the slower of the two.
+  // Inference: the minibatch's CPU-side per-sample work (host tensors of a minibatch in host
+  // memory) runs on PyTorch's intra-op threads, one per core the launch thread leaves, and
+  // overlaps the GPU's work as the pipeline does.
   double pipeline_core_s = 0;
-  if (phase == Phase::training && w.preprocess_ms > 0) {
+  if (w.preprocess_ms > 0) {
     pipeline_core_s = batch_size * w.preprocess_ms * 1e-3 * cpu_scale * host_memory;
     const double free_cores = std::max(0.25, mode.cores - d.main_thread_cores);
     // Smooth min(workers, free cores): the workers cannot use more cores than are left to them.
     const double q = 4;
-    const double parallel = std::pow(std::pow(d.workers, -q) + std::pow(free_cores, -q), -1 / q);
+    const double parallel =
+        phase == Phase::training
+            ? std::pow(std::pow(d.workers, -q) + std::pow(free_cores, -q), -1 / q)
+            : free_cores;
     e.pipeline_s = pipeline_core_s / parallel;
   }
   e.time_s = e.pipeline_s > 0 ? pnorm(e.device_s, e.pipeline_s, d.overlap_pipeline) : e.device_s;
@@ -182,7 +191,7 @@ std::pair<CrossModeWorkload, bool> CrossModeModel::parameters(const std::string&
   g.eff_memory = std::exp(log_m / n);
   g.gpu_activity = std::exp(log_a / n);
   g.kernel_scale = std::exp(log_k / n);
-  g.preprocess_ms = phase == Phase::training ? std::exp(log_p / n) : 0.0;
+  g.preprocess_ms = std::exp(log_p / n);
   return {g, false};
 }
 
@@ -204,7 +213,9 @@ Prediction CrossModeModel::predict(const PerfQuery& q) const {
   }
   if (q.batch_size < 1) throw InputError("batch size must be at least 1");
   auto [params, own] = parameters(q.workload.name(), q.phase);
-  if (!pipeline_in_time_) params.preprocess_ms = 0;  // the runtime's pipeline adds it
+  // The runtime's pipeline adds training's data pipeline; inference's per-sample CPU work is part
+  // of the measured forward pass and stays.
+  if (!pipeline_in_time_ && q.phase == Phase::training) params.preprocess_ms = 0;
   const CrossModeEstimate e = cross_mode_estimate(
       q.device, cal_.device, params, q.phase,
       work_features(q.device, q.workload, q.phase, q.batch_size), q.mode, q.batch_size);

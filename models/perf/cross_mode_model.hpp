@@ -33,6 +33,9 @@ struct CrossModeDevice {
   double launch_us = 30;           // host time per kernel launch
   double overhead_ms = 1;          // host time per minibatch (framework, optimizer step, sync)
   double kernel_gpu_kcycles = 5;   // GPU-side cycles (thousands) a kernel costs however small
+  double occupancy = 2;            // p-norm exponent combining the kernels' fixed cycles with
+                                   // their work (1: a sum; large: a kernel's work hides under its
+                                   // minimum time until it fills the SMs)
   double eff_weights = 0.7;        // achieved share of peak bandwidth streaming the fixed bytes
   double l2_speedup = 4;           // L2-resident layers' bandwidth relative to DRAM at f_emc,max
   double host_memory_share = 0.2;  // share of CPU-side work that waits on DRAM (scales 1/f_emc)
@@ -65,8 +68,10 @@ struct CrossModeWorkload {
   double gpu_activity = 1;   // GPU switching activity per busy cycle relative to the device's
   double kernel_scale = 1;   // kernels launched and run per kernel of the layer graph (cuDNN's
                              // fused RNN issues one per time step; fused element-wise ops fewer)
-  double preprocess_ms = 0;  // CPU time per sample of the dataloader at cpu_ref (training only:
-                             // decoding and augmenting the dataset's sample format)
+  double preprocess_ms = 0;  // CPU time per sample at cpu_ref: training, the dataloader's
+                             // decoding and augmenting of the dataset's sample format;
+                             // inference, the forward pass's host-side work per sample
+                             // (PyTorch CPU ops on a minibatch held in host memory)
 };
 
 // A workload as the model needs it: per-minibatch FLOPs, DRAM bytes and kernels at a batch size,
@@ -93,7 +98,8 @@ struct CrossModeEstimate {
   double compute_s = 0;   // its compute part alone
   double host_s = 0;      // launch thread's time
   double device_s = 0;    // GPU path: GPU and launches combined (what runs with a fed pipeline)
-  double pipeline_s = 0;  // data pipeline's time per minibatch (0 for inference)
+  double pipeline_s = 0;  // data pipeline's time per minibatch (inference: the per-sample CPU
+                          // work of the forward pass on the cores the launch thread leaves)
   RailPower rails;        // VDD_GPU_SOC, VDD_CPU_CV, VIN_SYS_5V0 (Orin AGX order)
 };
 

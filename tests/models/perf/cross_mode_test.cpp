@@ -62,11 +62,11 @@ TEST_CASE("held-out MAPE on a random half of the modes stays at the documented f
            {"mobilenetv3-large training", 8, 4},
            {"bert-base training", 8, 4},
            {"lstm training", 8, 4},
-           {"resnet50 inference", 9, 6.5},
-           {"mobilenetv3-large inference", 16.5, 8.5},
-           {"yolov8n inference", 13.5, 6.5},
-           {"lstm inference", 11.5, 5.5},
-           {"bert-large inference", 9, 6.5},
+           {"resnet50 inference", 8.9, 5.8},
+           {"mobilenetv3-large inference", 15, 6},
+           {"yolov8n inference", 9.9, 5.2},
+           {"lstm inference", 8.75, 4},
+           {"bert-large inference", 9.1, 5.8},
        }) {
     INFO(b.group);
     const ErrorStats& s = stats(e, b.group);
@@ -86,8 +86,8 @@ TEST_CASE("a new workload fitted from 50 profiled modes predicts its other modes
   for (const ModeRow& r : rows) {
     if (r.workload != "lstm") others.push_back(r);
   }
-  // The other workloads on the 441-mode grid's modes only, to keep the test short.
-  const auto [device_i, unused] = split_modes(others, 0.5, 2);
+  // The other workloads on a random 30% of the modes only, to keep the test short.
+  const auto [device_i, unused] = split_modes(others, 0.7, 2);
   CrossModeCalibration cal =
       fit_cross_mode(d, select(others, device_i), workload_catalog()).calibration;
   const auto is_lstm_training = [](const ModeRow& r) {

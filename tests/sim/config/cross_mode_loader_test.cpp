@@ -128,17 +128,18 @@ TEST_CASE("the public API predicts by workload name and alias") {
       model.predict("mobilenetv3-large", models::Phase::inference, mode(8, 1344, 726.75, 2133), 16);
   CHECK(a.time_s == b.time_s);
   CHECK(a.power_w == b.power_w);
-  CHECK(a.pipeline_s == 0);
-  CHECK(a.time_s > 0);
+  // Inference's per-sample CPU work (fitted for MobileNetV3) overlaps the GPU path.
+  CHECK(a.pipeline_s > 0);
+  CHECK(a.time_s >= std::max(a.device_s, a.pipeline_s));
   CHECK_THROWS_AS(models::CrossModeModel(catalog().get("xavier-nx-8gb"),
                                          sim::load_cross_mode_calibration(shipped_path())),
                   InputError);
 }
 
-// The full fit over all 20,642 rows takes 17 s alone and about 30 s beside the rest of the suite (2
-// cores), over its per-test budget; so this checks a reduced fit (the modes of a seeded 10% draw)
-// for determinism, through the same code path (fit, header, text). The shipped file is regenerated
-// with the command in its header.
+// The full fit over all 20,642 rows takes 38 s alone on the 2-core machine, over its per-test
+// budget; so this checks a reduced fit (the modes of a seeded 10% draw) for determinism, through
+// the same code path (fit, header, text). The shipped file is regenerated with the command in its
+// header.
 TEST_CASE("a cross-mode fit gives byte-identical calibration text twice") {
   const auto reference = fulcrum::testing::reference_path("measurements");
   if (!reference) return;  // skipped
