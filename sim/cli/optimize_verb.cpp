@@ -205,6 +205,9 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
   problem.objective = spec.objective == "per-second" ? search::Objective::per_second
                                                      : search::Objective::per_window;
   problem.grid = spec.modes;
+  // The time-weighted power charges idle time at the catalog's idle figure (its source is in the
+  // device file); the measurements have none of their own.
+  problem.idle_power_w = device.idle_w.value_or(0.0);
   std::optional<search::SearchContext> context;
   try {
     context.emplace(search::make_context(*truth, problem, seed));
@@ -256,6 +259,7 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
   j.key("grid").value(problem.grid);
   j.key("objective").value(search::to_string(problem.objective));
   j.key("power_constraint").value(search::to_string(problem.power_kind));
+  j.key("idle_power_w").value(problem.idle_power_w);
   j.key("max_modes")
       .value(strategy->max_modes() ? std::optional<double>(*strategy->max_modes()) : std::nullopt);
   j.end_object();

@@ -75,6 +75,21 @@ TEST_CASE("optimize writes the same optimize.json for the same seed", "[cli][opt
   }
 }
 
+TEST_CASE("optimize charges idle time at the catalog's idle power under time-weighted power",
+          "[cli][optimize]") {
+  if (!fulcrum::testing::reference_path("measurements")) return;
+  TempDir dir;
+  std::string out;
+  REQUIRE(cli({"optimize", kScenario, "--out", dir.path().string(), "--set",
+               "search.power_constraint=time-weighted"},
+              &out) == 0);
+  const std::string j = slurp(dir.path() / "optimize.json");
+  CHECK(j.find("\"power_constraint\": \"time-weighted\"") != std::string::npos);
+  // models/data/devices/orin-agx-64gb.yaml: idle_w 18.6 W.
+  CHECK(j.find("\"idle_power_w\": 18.6") != std::string::npos);
+  CHECK(out.find("time-weighted power") != std::string::npos);
+}
+
 TEST_CASE("optimize refuses a bad search block with one located line", "[cli][optimize]") {
   TempDir dir;
   std::string text = slurp(kScenario);
