@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace fulcrum::sim::search {
 
@@ -33,6 +34,30 @@ Eigen::MatrixXd ModeFeatures::rows(const std::vector<std::size_t>& indices) cons
 }
 
 namespace {
+
+// Coefficients of the linear mean by ridge regression on h = [1, x] (the intercept is not
+// shrunk); y has one column per target.
+Eigen::MatrixXd ridge_mean(const Eigen::MatrixXd& h, const Eigen::MatrixXd& y, double ridge) {
+  Eigen::MatrixXd a = h.transpose() * h;
+  for (Eigen::Index d = 1; d < a.rows(); ++d) a(d, d) += ridge;
+  a(0, 0) += 1e-9;
+  return a.ldlt().solve(h.transpose() * y);
+}
+
+// The length scale of `scales` with the highest log marginal likelihood `lml(l)`.
+template <class Lml>
+double best_length_scale(const std::vector<double>& scales, Lml lml) {
+  double best = -std::numeric_limits<double>::infinity();
+  double best_l = scales.front();
+  for (double l : scales) {
+    const double v = lml(l);
+    if (v > best) {
+      best = v;
+      best_l = l;
+    }
+  }
+  return best_l;
+}
 
 Eigen::MatrixXd with_intercept(const Eigen::MatrixXd& x) {
   Eigen::MatrixXd h(x.rows(), x.cols() + 1);
@@ -84,10 +109,7 @@ void GaussianProcess::fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, bo
   }
   // Linear mean by ridge regression (the intercept is not shrunk).
   const Eigen::MatrixXd h = with_intercept(x);
-  Eigen::MatrixXd a = h.transpose() * h;
-  for (Eigen::Index d = 1; d < a.rows(); ++d) a(d, d) += options_.ridge;
-  a(0, 0) += 1e-9;
-  beta_ = a.ldlt().solve(h.transpose() * y);
+  beta_ = ridge_mean(h, y, options_.ridge);
   resid_ = y - h * beta_;
   const double var = n > 1 ? resid_.squaredNorm() / static_cast<double>(n) : 0.0;
   signal_var_ = std::max(var, options_.min_signal_sd * options_.min_signal_sd);
@@ -95,16 +117,8 @@ void GaussianProcess::fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, bo
     fit_with(length_scale_, true);
     return;
   }
-  double best = -std::numeric_limits<double>::infinity();
-  double best_l = options_.length_scales.front();
-  for (double l : options_.length_scales) {
-    const double lml = fit_with(l, false);
-    if (lml > best) {
-      best = lml;
-      best_l = l;
-    }
-  }
-  fit_with(best_l, true);
+  fit_with(best_length_scale(options_.length_scales, [&](double l) { return fit_with(l, false); }),
+           true);
 }
 
 GaussianProcess::Prediction GaussianProcess::predict(const Eigen::MatrixXd& x) const {
@@ -174,10 +188,7 @@ void GpBank::fit(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen
     return;
   }
   const Eigen::MatrixXd h = with_intercept(x);
-  Eigen::MatrixXd a = h.transpose() * h;
-  for (Eigen::Index d = 1; d < a.rows(); ++d) a(d, d) += options_.ridge;
-  a(0, 0) += 1e-9;
-  beta_ = a.ldlt().solve(h.transpose() * y);
+  beta_ = ridge_mean(h, y, options_.ridge);
   resid_ = y - h * beta_;
   signal_var_.resize(y.cols());
   for (Eigen::Index j = 0; j < y.cols(); ++j) {
@@ -188,16 +199,8 @@ void GpBank::fit(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen
     factor(length_scale_, true);
     return;
   }
-  double best = -std::numeric_limits<double>::infinity();
-  double best_l = options_.length_scales.front();
-  for (double l : options_.length_scales) {
-    const double lml = factor(l, false);
-    if (lml > best) {
-      best = lml;
-      best_l = l;
-    }
-  }
-  factor(best_l, true);
+  factor(best_length_scale(options_.length_scales, [&](double l) { return factor(l, false); }),
+         true);
 }
 
 void GpBank::predict(const Eigen::MatrixXd& x, Eigen::MatrixXd& mean, Eigen::MatrixXd& sd) const {
