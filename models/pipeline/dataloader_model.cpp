@@ -8,6 +8,9 @@
 namespace fulcrum::models {
 
 const SampleFormat& DataloaderModel::format_of(std::string_view dataset) const {
+  if (const auto o = dataset_overrides.find(dataset); o != dataset_overrides.end()) {
+    return o->second;
+  }
   const auto it = dataset_formats.find(dataset);
   if (it != dataset_formats.end()) {
     for (const SampleFormat& f : formats)

@@ -37,6 +37,9 @@ struct DataloaderModel {
   double memory_efficiency = 0.5;  // share of peak DRAM bandwidth a worker's copies reach
   std::vector<SampleFormat> formats;
   std::map<std::string, std::string, std::less<>> dataset_formats;  // dataset -> format
+  // Datasets whose per-sample CPU cost is their own (a fitted figure): the format's entry with
+  // cpu_ms_at_ref and basis replaced; format_of returns it instead of the format's.
+  std::map<std::string, SampleFormat, std::less<>> dataset_overrides;
   // RAM kept from the page cache, GB.
   double os_gb = 1.0;
   double training_process_gb = 2.0;
@@ -52,7 +55,8 @@ struct DataloaderModel {
   double cache_copy_gb_s = 2.0;
   std::string cache_copy_basis;
 
-  // The format of a dataset's samples; InputError "no sample format for dataset 'x'".
+  // The format of a dataset's samples (its override where it has one); InputError "no sample
+  // format for dataset 'x'".
   const SampleFormat& format_of(std::string_view dataset) const;
 };
 

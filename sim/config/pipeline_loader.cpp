@@ -94,12 +94,28 @@ models::DataloaderModel parse_dataloader_model(const YamlNode& root) {
   const YamlNode datasets = root.required("datasets");
   datasets.expect_map();
   for (const std::string& name : datasets.keys()) {
-    const YamlNode f = datasets.required(name);
+    // `name: format`, or `name: {format, cpu_ms_at_ref, basis}` for a dataset with its own cost.
+    const YamlNode d = datasets.required(name);
+    const bool detailed = d.is_map();
+    if (detailed) d.allow_keys({"format", "cpu_ms_at_ref", "basis"});
+    const YamlNode f = detailed ? d.required("format") : d;
     const std::string format = f.as_string();
-    const bool known = std::any_of(m.formats.begin(), m.formats.end(),
-                                   [&](const models::SampleFormat& s) { return s.name == format; });
-    if (!known) f.fail("unknown format '" + format + "' (not under 'formats')");
+    const auto known =
+        std::find_if(m.formats.begin(), m.formats.end(),
+                     [&](const models::SampleFormat& s) { return s.name == format; });
+    if (known == m.formats.end()) f.fail("unknown format '" + format + "' (not under 'formats')");
     m.dataset_formats[name] = format;
+    if (detailed && d.has("cpu_ms_at_ref")) {
+      models::SampleFormat s = *known;
+      s.cpu_ms_at_ref = positive(d, "cpu_ms_at_ref");
+      if (s.cpu_ms_at_ref > 1e4) {
+        d.required("cpu_ms_at_ref").fail("must be <= 10000 (ms per sample)");
+      }
+      s.basis = text(d, "basis");
+      m.dataset_overrides[name] = std::move(s);
+    } else if (detailed && d.has("basis")) {
+      d.required("basis").fail("a basis without cpu_ms_at_ref (it states the override's source)");
+    }
   }
 
   const YamlNode memory = root.required("memory");

@@ -7,6 +7,9 @@
 #include <string>
 
 #include "models/error.hpp"
+#include "models/perf/cross_mode_model.hpp"
+#include "models/pipeline/dataloader_model.hpp"
+#include "sim/config/cross_mode_loader.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/scenario_loader.hpp"
 #include "tests/input_error.hpp"
@@ -54,6 +57,71 @@ TEST_CASE("the shipped dataloader coefficients give every catalog dataset a form
   CHECK(m.format_of("gld23k").name == "jpeg");
   CHECK_FALSE(m.memory_basis.empty());
   CHECK_FALSE(m.power_basis.empty());
+}
+
+TEST_CASE("the fitted per-dataset cost is the cross-mode calibration's, converted") {
+  // The measured training workloads and the datasets they trained on
+  // (../shared/reference/measurements/README.md): the dataloader's cost of a sample at the
+  // reference mode (ref_cpu_khz, top EMC clock) must equal the calibration's preprocess_ms there.
+  const models::DataloaderModel m =
+      sim::load_dataloader_model(kDataDir + "/pipeline/dataloader.yaml");
+  const models::CrossModeCalibration c =
+      sim::load_cross_mode_calibration(sim::cross_mode_calibration_path(kDataDir, "orin-agx-64gb"));
+  const models::DeviceCatalog devices = sim::load_device_catalog(kDataDir + "/devices");
+  const models::DeviceSpec& orin = devices.get("orin-agx-64gb");
+  REQUIRE(c.device.cpu_ref_khz == m.ref_cpu_khz);
+  REQUIRE(orin.cpu_arch == m.ref_arch);
+  models::PowerMode ref;
+  ref.cpu_khz = m.ref_cpu_khz;
+  ref.emc_hz = orin.emc_hz.back();
+  for (const auto& [dataset, workload] :
+       {std::pair{"imagenet", "resnet18"}, std::pair{"gld23k", "mobilenetv3-large"}}) {
+    INFO(dataset << " <- " << workload);
+    REQUIRE(m.dataset_overrides.count(dataset) == 1);
+    const models::SampleFormat& f = m.format_of(dataset);
+    CHECK_THAT(f.basis, Catch::StartsWith("fitted:"));
+    const double fitted = c.workloads.at({workload, models::Phase::training}).preprocess_ms;
+    CHECK(models::preprocess_ms_per_sample(m, f, orin, ref) ==
+          Approx(fitted).epsilon(1e-6).margin(0));
+  }
+  // The other JPEG datasets keep the format's prior.
+  CHECK(m.format_of("coco-minitrain").cpu_ms_at_ref == 8.0);
+}
+
+TEST_CASE("a dataset's cost override is checked at its key") {
+  const std::string head = R"(version: 1
+cpu: {ref_cpu_khz: 2201600, ref_arch: a, arch_speed: {a: 1}, arch_basis: b, memory_efficiency: 0.5}
+formats:
+  jpeg: {cpu_ms_at_ref: 8, memory_mb_touched: 6, basis: p}
+memory: {os_gb: 1, training_process_gb: 2, inference_process_gb: 1, gpu_bytes_per_parameter: 16, basis: m}
+power: {core_active_w: 0.9, cpu_v_min_ratio: 0.6, basis: w}
+page_cache: {copy_gb_s: 2, basis: c}
+datasets:
+  plain: jpeg
+)";
+  const auto load = [&](const std::string& tail) {
+    return sim::parse_dataloader_model(sim::YamlDoc::parse(head + tail, "d.yaml").root());
+  };
+  const models::DataloaderModel ok =
+      load("  own: {format: jpeg, cpu_ms_at_ref: 5, basis: fitted}\n  same: {format: jpeg}\n");
+  CHECK(ok.format_of("own").cpu_ms_at_ref == 5);
+  CHECK(ok.format_of("own").memory_mb_touched == 6);
+  CHECK(ok.format_of("own").basis == "fitted");
+  CHECK(ok.format_of("same").cpu_ms_at_ref == 8);
+  CHECK(ok.format_of("plain").cpu_ms_at_ref == 8);
+
+  InputError e = error_of([&] { load("  own: {format: jpeg, cpu_ms_at_ref: -1, basis: f}\n"); });
+  CHECK(e.key_path() == "datasets.own.cpu_ms_at_ref");
+  CHECK_THAT(e.what(), Catch::StartsWith("d.yaml:10:"));
+  e = error_of([&] { load("  own: {format: jpeg, cpu_ms_at_ref: 5}\n"); });
+  CHECK(e.key_path() == "datasets.own");  // the fitted figure must say where it comes from
+  CHECK_THAT(e.what(), Catch::Contains("basis"));
+  e = error_of([&] { load("  own: {format: png, cpu_ms_at_ref: 5, basis: f}\n"); });
+  CHECK(e.key_path() == "datasets.own.format");
+  e = error_of([&] { load("  own: {format: jpeg, cpu_ms: 5, basis: f}\n"); });
+  CHECK(e.key_path() == "datasets.own.cpu_ms");
+  e = error_of([&] { load("  own: {format: jpeg, basis: f}\n"); });
+  CHECK(e.key_path() == "datasets.own.basis");
 }
 
 TEST_CASE("a storage file with a bad figure is an error at its key") {
