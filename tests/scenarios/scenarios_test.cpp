@@ -747,3 +747,67 @@ TEST_CASE("the quickstart run twice gives byte-identical outputs", "[scenarios][
     CHECK(x == slurp(b.out() / f));
   }
 }
+
+// The published characterisation of training on Jetsons (reference/published-results.md:
+// SIGMETRICS 2023 and companions, Xavier AGX) with the data pipeline in place: training-only
+// scenarios with 4 dataloader workers, the second (cached) epoch's time in custom modes around
+// the study's mode b (8 cores, CPU 1.2 GHz, GPU 670 MHz, EMC 1333 MHz; clocks from the device's
+// tables). Signs as published: the GPU clock speeds up ResNet-18 (-20% here, -22.3% published);
+// the CPU clock matters more than the GPU clock for LeNet-5 (launch-bound; -44% here, -36.8%
+// published); a lower memory clock slows ResNet-18.
+namespace {
+
+double cached_epoch_s(const std::string& workload, const std::string& dataset, double scale,
+                      double cpu_mhz, double gpu_mhz, double emc_mhz) {
+  TempDir dir;
+  const fs::path file = dir.path() / "sensitivity.yaml";
+  std::ofstream(file) << "version: 1\nname: sensitivity\nseed: 7\nduration_s: 1000000\n"
+                      << "device: {model: xavier-agx-32gb, cores: 8, cpu_mhz: " << cpu_mhz
+                      << ", gpu_mhz: " << gpu_mhz << ", emc_mhz: " << emc_mhz << "}\n"
+                      << "gpu_sharing: managed\ntraining:\n  workload: " << workload
+                      << "\n  dataset: " << dataset
+                      << "\n  batch_size: 16\n  epochs: 2\n  data_pipeline: dataloader\n"
+                      << "  dataloader: {workers: 4, prefetch_factor: 2, storage: emmc, "
+                      << "dataset_scale: " << scale << "}\n"
+                      << "outputs: {requests: false, minibatches: false, power: false, "
+                         "trace: false, epochs: false}\n";
+  RunOptions o;
+  o.out_dir = dir.path() / "out";
+  const ScenarioRun run = run_scenario_file(file.string(), o);
+  REQUIRE(run.result.training);
+  REQUIRE(run.result.training->epochs.size() == 2);
+  return run.result.training->epochs[1].time_s;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline: the published Xavier AGX training sensitivities in sign, with the dataloader",
+          "[scenarios][pipeline]") {
+  const double cpu_b = 1190.4, cpu_e = 2112, gpu_b = 675.75, gpu_c = 905.25, emc_b = 1331.2,
+               emc_low = 800;
+  auto change = [](double from, double to) { return (to - from) / from * 100.0; };
+  const auto resnet = [&](double cpu, double gpu, double emc) {
+    return cached_epoch_s("resnet18", "imagenet", 0.005, cpu, gpu, emc);
+  };
+  const auto lenet = [&](double cpu, double gpu, double emc) {
+    return cached_epoch_s("lenet5", "mnist", 0.1, cpu, gpu, emc);
+  };
+  const double resnet_b = resnet(cpu_b, gpu_b, emc_b);
+  const double lenet_b = lenet(cpu_b, gpu_b, emc_b);
+  const double resnet_gpu = change(resnet_b, resnet(cpu_b, gpu_c, emc_b));
+  const double lenet_gpu = change(lenet_b, lenet(cpu_b, gpu_c, emc_b));
+  const double lenet_cpu = change(lenet(cpu_b, gpu_c, emc_b), lenet(cpu_e, gpu_c, emc_b));
+  const double resnet_emc = change(resnet_b, resnet(cpu_b, gpu_b, emc_low));
+  const double lenet_emc = change(lenet_b, lenet(cpu_b, gpu_b, emc_low));
+  WARN("GPU 675->905 MHz: resnet18 "
+       << resnet_gpu << "%, lenet5 " << lenet_gpu << "%; CPU 1190->2112 MHz: lenet5 " << lenet_cpu
+       << "%; EMC 1331->800 MHz: resnet18 " << resnet_emc << "%, lenet5 " << lenet_emc << "%");
+  CHECK(resnet_gpu < -5.0);                          // published -22.3%
+  CHECK(lenet_cpu < -10.0);                          // published -36.8%
+  CHECK(std::abs(lenet_cpu) > std::abs(lenet_gpu));  // published: +5.5% (noise) for the GPU
+  CHECK(resnet_emc > 2.0);                           // memory frequency matters (here +10%)
+  // Not reproduced: LeNet-5's cached epoch barely moves with the memory clock here (its
+  // launch-bound minibatches and cheap MNIST samples touch little DRAM), where the studies report
+  // that memory frequency matters for all models; docs/PIPELINE.md.
+  CHECK(lenet_emc >= 0.0);
+}
