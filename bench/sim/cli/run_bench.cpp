@@ -15,10 +15,12 @@ namespace {
 
 std::string quickstart() { return std::string(FULCRUM_SOURCE_DIR) + "/scenarios/quickstart.yaml"; }
 
-void BM_Run_quickstart_simulation(benchmark::State& state) {
+// Prepares `scenario` once, then simulates it once per iteration (no outputs written); items are
+// the events processed.
+void simulate_repeatedly(benchmark::State& state, const std::string& scenario) {
   fulcrum::sim::RunOptions options;
   options.data_dir = std::string(FULCRUM_DATA_DIR);
-  fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(quickstart(), options);
+  fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(scenario, options);
   std::uint64_t events = 0;
   for (auto _ : state) {
     const fulcrum::sim::RunResult result = fulcrum::sim::simulate(prepared);
@@ -29,25 +31,18 @@ void BM_Run_quickstart_simulation(benchmark::State& state) {
   state.counters["events_per_run"] =
       benchmark::Counter(static_cast<double>(events) / static_cast<double>(state.iterations()));
 }
+
+void BM_Run_quickstart_simulation(benchmark::State& state) {
+  simulate_repeatedly(state, quickstart());
+}
 BENCHMARK(BM_Run_quickstart_simulation)->Unit(benchmark::kMillisecond);
 
 // The data-pipeline study's Orin AGX scenario (scenarios/pipeline/orin-agx-gld23k.yaml): 3 epochs
 // of MobileNetV3 on GLD-23k with 4 dataloader workers on eMMC, training only -- 4,329 minibatches,
 // 69,240 page-cache lookups, and the workers' fetch, pre-processing and CPU-sharing events.
 void BM_Run_pipeline_orin_simulation(benchmark::State& state) {
-  fulcrum::sim::RunOptions options;
-  options.data_dir = std::string(FULCRUM_DATA_DIR);
-  fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(
-      std::string(FULCRUM_SOURCE_DIR) + "/scenarios/pipeline/orin-agx-gld23k.yaml", options);
-  std::uint64_t events = 0;
-  for (auto _ : state) {
-    const fulcrum::sim::RunResult result = fulcrum::sim::simulate(prepared);
-    events += result.events_processed;
-    benchmark::DoNotOptimize(result.power.energy_j);
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(events));
-  state.counters["events_per_run"] =
-      benchmark::Counter(static_cast<double>(events) / static_cast<double>(state.iterations()));
+  simulate_repeatedly(state,
+                      std::string(FULCRUM_SOURCE_DIR) + "/scenarios/pipeline/orin-agx-gld23k.yaml");
 }
 BENCHMARK(BM_Run_pipeline_orin_simulation)->Unit(benchmark::kMillisecond);
 

@@ -30,6 +30,14 @@ models::DeviceSpec two_rail_device() {
   return d;
 }
 
+// A GPU with one rail, for the fakes of metered real-time backends below.
+models::DeviceSpec one_rail_gpu() {
+  models::DeviceSpec d;
+  d.name = "gpu";
+  d.rails = {"GPU"};
+  return d;
+}
+
 // Answers with scripted (ms, GPU W, CPU W) per call, in order, the last step repeated for ever;
 // records the modes.
 class ScriptedBackend final : public Backend {
@@ -192,12 +200,7 @@ class RampBackend final : public Backend {
   double energy_j = 0, time_s = 0;
 
  private:
-  models::DeviceSpec device_ = [] {
-    models::DeviceSpec d;
-    d.name = "gpu";
-    d.rails = {"GPU"};
-    return d;
-  }();
+  models::DeviceSpec device_ = one_rail_gpu();
   int cold_runs_;
   double cold_w_, hot_w_;
   Completion last_;
@@ -300,12 +303,7 @@ TEST_CASE("the profiler reads NVML's energy counter over each window (fake NVML 
     bool runs_in_real_time() const override { return true; }
 
    private:
-    models::DeviceSpec device_ = [] {
-      models::DeviceSpec d;
-      d.name = "gpu";
-      d.rails = {"GPU"};
-      return d;
-    }();
+    models::DeviceSpec device_ = one_rail_gpu();
     Completion last_;
   } backend;
   NvmlPowerMeter meter(
