@@ -7,6 +7,7 @@
 // kernels and measures. make_backend() (backend_factory.hpp) is the one place that picks one.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,15 @@ class Backend {
   // such a backend must be driven by the engine's wall clock, so that arrivals are released at
   // their real times. False: durations are predictions and virtual time may run ahead freely.
   virtual bool runs_in_real_time() const { return false; }
+
+  // A further context on the same device, for executing items at the same time as this backend
+  // from another thread: native time-slicing on hardware, where the driver shares the GPU between
+  // contexts as it does between processes. Each context's execute() is called from one thread at
+  // a time, and the contexts' calls overlap freely. A completion then reports the item's time in
+  // its own context, stretched by whatever ran beside it, and the energy the device drew over
+  // that time. nullptr where the backend cannot run contexts concurrently (the default); the
+  // returned backend must not outlive this one.
+  virtual std::unique_ptr<Backend> open_context() { return nullptr; }
 
   // The per-layer times of the last executed item, in layer order, where the backend was asked to
   // time layers and can (the cuda backend with layer timing, eager launches); empty otherwise.
