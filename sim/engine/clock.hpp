@@ -45,8 +45,11 @@ class WallClock final : public Clock {
   }
 
   // Blocks until now() >= t (returns at once when that is already so).
-  void sleep_until(Time t) const {
-    std::this_thread::sleep_until(start_ + std::chrono::nanoseconds(t));
+  void sleep_until(Time t) const { std::this_thread::sleep_until(at(t)); }
+
+  // The steady-clock instant of time `t` on this clock.
+  std::chrono::steady_clock::time_point at(Time t) const {
+    return start_ + std::chrono::nanoseconds(t);
   }
 
   // Time 0 is now.

@@ -11,13 +11,17 @@
 // Paced by a WallClock (pace_with), it runs in real time, best effort as in ns-3's real-time
 // simulator: each event waits until its time has come on the wall clock; an event that comes due
 // while an earlier action is still running (a backend executing real work) runs as soon as it can,
-// and how late it ran is recorded. now() stays the events' own times either way.
+// and how late it ran is recorded. now() stays the events' own times either way. Other threads
+// (workers executing items concurrently on a device) hand it actions with post(), which a paced
+// run takes at once, even while it waits for the wall clock, and runs as events at the real time
+// they were posted.
 #pragma once
 
 #include <cassert>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -42,10 +46,11 @@ struct Lateness {
 
 class Simulator {
  public:
-  Simulator() = default;
+  Simulator();
+  ~Simulator();
   // Movable between runs, not while one is in progress (actions usually hold a reference).
-  Simulator(Simulator&&) noexcept = default;
-  Simulator& operator=(Simulator&&) noexcept = default;
+  Simulator(Simulator&&) noexcept;
+  Simulator& operator=(Simulator&&) noexcept;
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
@@ -112,8 +117,15 @@ class Simulator {
   // From now on, runs each event no earlier than its time on `wall` (which must outlive the runs;
   // restart it so that its 0 is this simulator's now()), and run_until() returns no earlier than
   // its horizon. nullptr: back to running as fast as possible.
-  void pace_with(const WallClock* wall) { wall_ = wall; }
+  void pace_with(const WallClock* wall);
   const Lateness& lateness() const { return lateness_; }
+
+  // Paced simulators only; thread-safe, the one member that is. Hands `action` over from another
+  // thread: the next run_until() takes it as soon as it can (waking from a wait for the wall clock
+  // to do so) and schedules it at the wall-clock time of this call, or at now() if the simulation
+  // has passed that time already; it then runs in (time, scheduling order) as any event does. An
+  // action posted after the last run_until() returned never runs.
+  void post(Action action);
 
  private:
   // Pops and runs the earliest event: the ns-3 loop body (pop, check time, set now, run). The
@@ -129,9 +141,17 @@ class Simulator {
 
   // Paced runs: sleeps until `t` on the wall clock, or records how late `t` has come.
   void wait_for_wall_clock(Time t);
+  // Paced runs: blocks until `t` on the wall clock (true) or until an action is posted (false).
+  bool wait_or_posted(Time t);
+  // Moves the posted actions into the queue.
+  void take_posted();
+
+  // Actions posted from other threads, with the wall-clock times they were posted at.
+  struct Inbox;
 
   VirtualClock clock_;
   const WallClock* wall_ = nullptr;
+  std::unique_ptr<Inbox> inbox_;  // made by pace_with: only a paced run takes posts
   Lateness lateness_;
   EventQueue queue_;
   std::uint64_t events_processed_ = 0;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -367,4 +368,49 @@ TEST_CASE("an unpaced simulator records no lateness", "[simulator]") {
   sim.run();
   CHECK(sim.lateness().events == 0);
   CHECK(sim.lateness().max == 0);
+}
+
+TEST_CASE("a paced run wakes for an action posted from another thread and runs it at its time",
+          "[simulator][wall]") {
+  fulcrum::sim::WallClock wall;
+  Simulator sim;
+  sim.pace_with(&wall);
+  const Time horizon = 5 * kSecond;
+  Time posted_after = -1, ran_at = -1, follow_up_at = -1;
+  wall.restart();
+  // Nothing is scheduled: the run waits for its horizon, and the post must cut that wait short.
+  std::thread worker([&] {
+    wall.sleep_until(10 * kMillisecond);
+    posted_after = wall.now();
+    sim.post([&] {
+      ran_at = sim.now();
+      sim.schedule_after(kMillisecond, [&] {
+        follow_up_at = sim.now();
+        sim.stop();
+      });
+    });
+  });
+  sim.run_until(horizon);
+  worker.join();
+  REQUIRE(ran_at >= 0);
+  CHECK(ran_at >= posted_after);  // scheduled at the wall-clock time of the post
+  CHECK(ran_at < horizon);        // not held back until the horizon
+  CHECK(follow_up_at == ran_at + kMillisecond);
+  CHECK(sim.now() == follow_up_at);  // stopped there, well before the horizon
+}
+
+TEST_CASE("posted actions run in the order of their times among the scheduled events",
+          "[simulator][wall]") {
+  fulcrum::sim::WallClock wall;
+  Simulator sim;
+  sim.pace_with(&wall);
+  std::vector<int> order;
+  wall.restart();
+  // Posted at once, before the run starts: due at about 0, so before the event at 20 ms.
+  sim.post([&] { order.push_back(1); });
+  sim.post([&] { order.push_back(2); });
+  sim.schedule_at(20 * kMillisecond, [&] { order.push_back(3); });
+  sim.run_until(30 * kMillisecond);
+  CHECK(order == std::vector<int>{1, 2, 3});
+  CHECK(wall.now() >= 30 * kMillisecond);
 }
