@@ -50,9 +50,10 @@ class Backend {
   // from another thread: native time-slicing on hardware, where the driver shares the GPU between
   // contexts as it does between processes. Each context's execute() is called from one thread at
   // a time, and the contexts' calls overlap freely. A completion then reports the item's time in
-  // its own context, stretched by whatever ran beside it, and the energy the device drew over
-  // that time. nullptr where the backend cannot run contexts concurrently (the default); the
-  // returned backend must not outlive this one.
+  // its own context, stretched by whatever ran beside it, and the energy measured over that time
+  // (a meter of the whole device cannot tell the contexts apart, so a run of concurrent contexts
+  // takes the device's power from elsewhere: sim/runtime). nullptr where the backend cannot run
+  // contexts concurrently (the default); the returned backend must not outlive this one.
   virtual std::unique_ptr<Backend> open_context() { return nullptr; }
 
   // The per-layer times of the last executed item, in layer order, where the backend was asked to

@@ -94,8 +94,27 @@ const Completion& SimulatedBackend::execute(const WorkItem& item) {
   assert(item.workload != nullptr && "a work item always names its workload");
   const Completion& c =
       lookup(ItemKey{item.workload, item.phase, item.batch_size, item.mode}, item);
-  if (options_.real_time) std::this_thread::sleep_for(c.duration);
-  return c;
+  if (!options_.real_time) return c;
+  if (!gpu_) {
+    std::this_thread::sleep_for(c.duration);
+    return c;
+  }
+  shared_last_ = c;
+  shared_last_.duration = occupy_measured(*gpu_, gpu_context_, c.duration);
+  return shared_last_;
+}
+
+std::unique_ptr<Backend> SimulatedBackend::open_context() {
+  auto context = std::make_unique<SimulatedBackend>(device_, model_, options_);
+  if (options_.real_time) {
+    if (!gpu_) {
+      gpu_ = std::make_shared<TimeSlicer>(options_.slicing);
+      gpu_context_ = gpu_->open_context();
+    }
+    context->gpu_ = gpu_;
+    context->gpu_context_ = gpu_->open_context();
+  }
+  return context;
 }
 
 models::RailPower SimulatedBackend::idle_power(const models::PowerMode& mode) {

@@ -7,23 +7,28 @@
 //   const Completion& c = backend.execute({&workload, Phase::training, 16, mode});
 //
 // With Options::real_time, execute() also sleeps for the predicted duration: an emulated device
-// for exercising the wall-clock path of the engine without hardware.
+// for exercising the wall-clock path of the engine without hardware. Its open_context() contexts
+// then share one emulated GPU that time-slices them (hardware/time_slicer.hpp), and report the
+// time each item took in its context.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 #include "backends/backend.hpp"
+#include "backends/hardware/time_slicer.hpp"
 
 namespace fulcrum::backends {
 
 class SimulatedBackend final : public Backend {
  public:
   struct Options {
-    bool real_time = false;  // execute() sleeps for each item's duration
+    bool real_time = false;         // execute() sleeps for each item's duration
+    TimeSlicer::Options slicing{};  // real time: how open_context()'s contexts share the GPU
   };
 
   // Both must outlive the backend.
@@ -39,6 +44,8 @@ class SimulatedBackend final : public Backend {
   const Completion& execute(const WorkItem& item) override;
   models::RailPower idle_power(const models::PowerMode& mode) override;
   bool runs_in_real_time() const override { return options_.real_time; }
+  // A context of its own memo; in real time, sharing this backend's emulated GPU.
+  std::unique_ptr<Backend> open_context() override;
 
   // Distinct items predicted so far (for tests and reports).
   std::size_t cached_items() const { return completions_.size(); }
@@ -73,6 +80,11 @@ class SimulatedBackend final : public Backend {
   std::array<Recent, kRecent> recent_{};
   std::size_t recent_count_ = 0;
   std::map<models::PowerMode, models::RailPower> idle_;
+  // Real time, once a context is opened: the emulated GPU the contexts share, this backend's
+  // context on it, and the last completion with the time the item took in that context.
+  std::shared_ptr<TimeSlicer> gpu_;
+  int gpu_context_ = -1;
+  Completion shared_last_;
 };
 
 // The longest minibatch a backend reports: 1e16 ns, the longest run a scenario may ask for

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "backends/backend.hpp"
+#include "backends/hardware/time_slicer.hpp"
 
 namespace fulcrum::backends {
 
@@ -21,6 +22,8 @@ class NoisyBackend final : public Backend {
     double sigma = 0;  // >= 0: standard deviation of the log of the factor (0.05 ~ 5%)
     std::uint64_t seed = 1;
     bool real_time = false;  // execute() sleeps for the perturbed duration
+    // Real time: how open_context()'s contexts share the emulated GPU (time_slicer.hpp).
+    TimeSlicer::Options slicing{};
   };
 
   // `inner` should not itself run in real time (the sleep is this backend's).
@@ -32,6 +35,10 @@ class NoisyBackend final : public Backend {
     return inner_->idle_power(mode);
   }
   bool runs_in_real_time() const override { return options_.real_time; }
+  // A context over the inner backend's own open_context() (nullptr where it has none), with a
+  // noise sequence of its own; in real time, sharing this backend's emulated GPU, each completion
+  // reporting the time the item took in its context.
+  std::unique_ptr<Backend> open_context() override;
 
  private:
   std::unique_ptr<Backend> inner_;
@@ -39,6 +46,9 @@ class NoisyBackend final : public Backend {
   std::mt19937_64 rng_;
   std::normal_distribution<double> normal_{0.0, 1.0};
   Completion last_;
+  std::shared_ptr<TimeSlicer> gpu_;  // real time, once a context is opened
+  int gpu_context_ = -1;
+  std::uint64_t contexts_opened_ = 0;
 };
 
 }  // namespace fulcrum::backends
