@@ -86,8 +86,9 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
   if (options.device == nullptr) throw Error("make_backend: no device given");
   if (name == "sim") {
     if (options.perf_model == nullptr) throw Error("make_backend: sim needs a performance model");
-    return std::make_unique<SimulatedBackend>(*options.device, *options.perf_model,
-                                              SimulatedBackend::Options{options.real_time});
+    return std::make_unique<SimulatedBackend>(
+        *options.device, *options.perf_model,
+        SimulatedBackend::Options{options.real_time, options.slicing});
   }
 #ifdef FULCRUM_CUDA_BACKEND
   if (name == "cuda") {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/time_slicer.hpp"
 #include "models/device/device_spec.hpp"
 #include "models/perf/perf_model.hpp"
 
@@ -28,6 +29,8 @@ struct BackendOptions {
   // host's per-launch cost); time every layer with CUDA events.
   bool cuda_graphs = false;
   bool layer_timing = false;
+  // `sim` in real time: how the contexts it opens share its emulated GPU (native sharing).
+  TimeSlicer::Options slicing{};
 };
 
 // `options` as the cuda backend takes them: graph replay also when the environment has

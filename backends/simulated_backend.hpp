@@ -8,7 +8,7 @@
 //
 // With Options::real_time, execute() also sleeps for the predicted duration: an emulated device
 // for exercising the wall-clock path of the engine without hardware. Its open_context() contexts
-// then share one emulated GPU that time-slices them (hardware/time_slicer.hpp), and report the
+// then share one emulated GPU that time-slices them (time_slicer.hpp), and report the
 // time each item took in its context.
 #pragma once
 
@@ -20,7 +20,7 @@
 #include <unordered_map>
 
 #include "backends/backend.hpp"
-#include "backends/hardware/time_slicer.hpp"
+#include "backends/time_slicer.hpp"
 
 namespace fulcrum::backends {
 

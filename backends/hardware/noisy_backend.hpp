@@ -12,7 +12,7 @@
 #include <random>
 
 #include "backends/backend.hpp"
-#include "backends/hardware/time_slicer.hpp"
+#include "backends/time_slicer.hpp"
 
 namespace fulcrum::backends {
 

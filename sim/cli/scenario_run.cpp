@@ -1,6 +1,9 @@
 #include "sim/cli/scenario_run.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <utility>
 
@@ -37,6 +40,15 @@ models::DeviceCatalog devices_for(const std::string& data_dir, const std::string
 
 }  // namespace
 
+backends::TimeSlicer::Options emulated_slicing(const ResolvedScenario& resolved) {
+  const GpuSharing& g = resolved.scenario.gpu_sharing;
+  const auto ns = [](double us) {
+    return std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(us * 1e3)));
+  };
+  return {.timeslice = std::max(ns(g.timeslice_us), std::chrono::nanoseconds(1)),
+          .context_switch = ns(g.context_switch_us)};
+}
+
 PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options) {
   PreparedRun p;
   LoadedScenario loaded = load_scenario_with_sources(scenario_path, options.overrides);
@@ -66,7 +78,8 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
                                                        .perf_model = p.perf_model.get(),
                                                        .real_time = options.real_time,
                                                        .cuda_graphs = options.cuda_graphs,
-                                                       .layer_timing = options.layer_timing});
+                                                       .layer_timing = options.layer_timing,
+                                                       .slicing = emulated_slicing(p.resolved)});
   return p;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/time_slicer.hpp"
 #include "models/device/device_catalog.hpp"
 #include "models/perf/perf_model.hpp"
 #include "sim/config/data_dirs.hpp"
@@ -54,6 +55,10 @@ struct PreparedRun {
 // (load_perf_model) and the backend (backends::make_backend). Bad input throws InputError before
 // anything is written anywhere.
 PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options = {});
+
+// How an emulated device (`sim` in real time) time-slices the contexts of a native run: with the
+// scenario's own gpu_sharing.timeslice_us and context_switch_us, as the native policy models it.
+backends::TimeSlicer::Options emulated_slicing(const ResolvedScenario& resolved);
 
 // One run of a prepared scenario; `observer` may be null, `progress` empty.
 RunResult simulate(PreparedRun& prepared, RunObserver* observer = nullptr,

@@ -266,11 +266,6 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   // Loaded once to learn what to profile; every bad input is reported here, before anything runs.
   PreparedRun probe = prepare_run(scenario_path, base);
   const ResolvedScenario& resolved = probe.resolved;
-  if (resolved.scenario.gpu_sharing.policy == SharingPolicy::native) {
-    throw InputError(std::nullopt, "gpu_sharing",
-                     "validate runs the scenario in wall-clock time, where native time-slicing "
-                     "is not available yet: use managed or sequential");
-  }
   const models::DeviceSpec& device = *resolved.device;
   const fs::path out_dir = vm.count("out")
                                ? fs::path(vm["out"].as<std::string>())
@@ -371,8 +366,10 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!hardware) {
     measured.backend = std::make_unique<backends::NoisyBackend>(
         std::make_unique<backends::SimulatedBackend>(device, *measured.perf_model),
-        backends::NoisyBackend::Options{
-            .sigma = noise, .seed = resolved.scenario.seed + 1, .real_time = true});
+        backends::NoisyBackend::Options{.sigma = noise,
+                                        .seed = resolved.scenario.seed + 1,
+                                        .real_time = true,
+                                        .slicing = emulated_slicing(resolved)});
   }
   // The policies of the measured run decide with the same predictions as the simulated one (the
   // profile), not the scenario's own model: a windowed policy sizes its windows from them. The

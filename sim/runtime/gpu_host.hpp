@@ -3,6 +3,7 @@
 // Implemented by the runtime; a policy never reaches past it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 
@@ -56,6 +57,19 @@ class GpuHost {
   // now(). Precondition: has_ready_work(context). The reference stays valid until
   // finish_item(context).
   virtual const ItemCost& begin_item(int context) = 0;
+
+  // Whether every context has a device context of its own that executes beside the others (a
+  // real-time backend under native sharing): items are then handed over with submit_item() and
+  // run at the same time, instead of begin_item().
+  virtual bool executes_concurrently() const { return false; }
+
+  // Concurrent hosts only. Takes the ready item of `context`, hands it to the context's own
+  // device context and marks it running from now(); `done` runs as an event at the real time the
+  // device reports the item complete (call finish_item(context) from it). The returned cost
+  // (valid until finish_item) is the item's predicted time alone and the active power predicted
+  // for it until then; from `done` on, its duration is the measured time in its context.
+  // Precondition: has_ready_work(context).
+  virtual const ItemCost& submit_item(int context, std::function<void()> done);
 
   // The running item of `context` completed at now(). Never calls back into the policy: new
   // work that this makes ready (the next training minibatch, the next batch of the stream) is

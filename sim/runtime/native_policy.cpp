@@ -15,11 +15,7 @@ namespace {
 constexpr double kDoneNs = 0.5;
 }  // namespace
 
-NativePolicy::NativePolicy(GpuHost& host, double timeslice_us, double context_switch_us)
-    : host_(host),
-      slots_(static_cast<std::size_t>(host.context_count())),
-      share_(static_cast<std::size_t>(host.context_count()), 0.0),
-      active_w_(host.rail_count(), 0.0) {
+double native_slice_fraction(double timeslice_us, double context_switch_us) {
   // The loader's ranges (scenario_limits.hpp), checked again for setups built in code: a share
   // of the GPU near 0 would stretch a completion past the end of int64 time.
   if (!(timeslice_us >= limits::kMinTimesliceUs && timeslice_us <= limits::kMaxTimesliceUs)) {
@@ -32,13 +28,22 @@ NativePolicy::NativePolicy(GpuHost& host, double timeslice_us, double context_sw
     throw InputError(std::nullopt, "gpu_sharing.context_switch_us",
                      "must be <= 1000 x timeslice_us");
   }
-  slice_fraction_ = timeslice_us / (timeslice_us + context_switch_us);
+  return timeslice_us / (timeslice_us + context_switch_us);
 }
 
-double NativePolicy::rate(int active) const {
+double native_rate(int active, double slice_fraction) {
   if (active <= 1) return 1.0;
-  return slice_fraction_ / static_cast<double>(active);
+  return slice_fraction / static_cast<double>(active);
 }
+
+NativePolicy::NativePolicy(GpuHost& host, double timeslice_us, double context_switch_us)
+    : host_(host),
+      slice_fraction_(native_slice_fraction(timeslice_us, context_switch_us)),
+      slots_(static_cast<std::size_t>(host.context_count())),
+      share_(static_cast<std::size_t>(host.context_count()), 0.0),
+      active_w_(host.rail_count(), 0.0) {}
+
+double NativePolicy::rate(int active) const { return native_rate(active, slice_fraction_); }
 
 void NativePolicy::on_work_ready(int context) {
   if (slots_[static_cast<std::size_t>(context)].running || !host_.has_ready_work(context)) return;
@@ -114,6 +119,49 @@ void NativePolicy::complete() {
     if (!slots_[c].running && host_.has_ready_work(static_cast<int>(c))) begin(static_cast<int>(c));
   }
   replan();
+}
+
+ConcurrentNativePolicy::ConcurrentNativePolicy(GpuHost& host, double timeslice_us,
+                                               double context_switch_us)
+    : host_(host),
+      slice_fraction_(native_slice_fraction(timeslice_us, context_switch_us)),
+      running_(static_cast<std::size_t>(host.context_count()), nullptr),
+      share_(static_cast<std::size_t>(host.context_count()), 0.0),
+      active_w_(host.rail_count(), 0.0) {}
+
+void ConcurrentNativePolicy::on_work_ready(int context) {
+  if (running_[static_cast<std::size_t>(context)] != nullptr || !host_.has_ready_work(context)) {
+    return;
+  }
+  submit(context);
+  declare();
+}
+
+void ConcurrentNativePolicy::submit(int context) {
+  running_[static_cast<std::size_t>(context)] =
+      &host_.submit_item(context, [this, context] { completed(context); });
+}
+
+void ConcurrentNativePolicy::completed(int context) {
+  running_[static_cast<std::size_t>(context)] = nullptr;
+  host_.finish_item(context);
+  if (host_.has_ready_work(context)) submit(context);
+  declare();
+}
+
+void ConcurrentNativePolicy::declare() {
+  const int active = static_cast<int>(
+      std::count_if(running_.begin(), running_.end(), [](const ItemCost* c) { return c; }));
+  const double r = active > 0 ? native_rate(active, slice_fraction_) : 0.0;
+  std::fill(active_w_.begin(), active_w_.end(), 0.0);
+  for (std::size_t c = 0; c < running_.size(); ++c) {
+    share_[c] = running_[c] != nullptr ? r : 0.0;
+    if (running_[c] == nullptr) continue;
+    for (std::size_t rail = 0; rail < active_w_.size(); ++rail) {
+      active_w_[rail] += r * running_[c]->rail_active_w[rail];
+    }
+  }
+  host_.set_gpu_state(share_, active_w_);
 }
 
 }  // namespace fulcrum::sim

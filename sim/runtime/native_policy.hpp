@@ -18,6 +18,12 @@
 
 namespace fulcrum::sim {
 
+// timeslice / (timeslice + context_switch): the fraction of time the GPU runs work while it
+// switches between contexts. InputError for parameters outside the scenario loader's ranges.
+double native_slice_fraction(double timeslice_us, double context_switch_us);
+// Fraction of its standalone speed at which each of `active` contexts progresses.
+double native_rate(int active, double slice_fraction);
+
 class NativePolicy final : public GpuSharingPolicy {
  public:
   NativePolicy(GpuHost& host, double timeslice_us, double context_switch_us);
@@ -45,6 +51,31 @@ class NativePolicy final : public GpuSharingPolicy {
   int active_ = 0;
   Time last_ = 0;
   EventId next_completion_;
+  std::vector<double> share_;
+  std::vector<double> active_w_;
+};
+
+// Native time-slicing where the contexts really execute at once (GpuHost::executes_concurrently:
+// a real-time backend with a context of its own per GPU-sharing context). Every context with
+// ready work has its item on the device, and the device -- the GPU driver, or an emulated time
+// slicer -- shares itself between them; each item's measured time in its context says what that
+// sharing cost. The policy hands items over as they become ready and declares the GPU's state as
+// NativePolicy would: each running context at rate(k) of the GPU, adding that share of its
+// item's active power.
+class ConcurrentNativePolicy final : public GpuSharingPolicy {
+ public:
+  ConcurrentNativePolicy(GpuHost& host, double timeslice_us, double context_switch_us);
+
+  void on_work_ready(int context) override;
+
+ private:
+  void submit(int context);
+  void completed(int context);
+  void declare();  // the GPU state for the running items
+
+  GpuHost& host_;
+  double slice_fraction_;
+  std::vector<const ItemCost*> running_;  // per context: its item in flight, or null
   std::vector<double> share_;
   std::vector<double> active_w_;
 };

@@ -59,11 +59,6 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
   if (setup.inference_workloads.size() != sc.inference.size()) {
     throw Error("run(): one inference workload is needed per inference stream");
   }
-  if (backend.runs_in_real_time() && sc.gpu_sharing.policy == SharingPolicy::native) {
-    throw InputError(std::nullopt, "gpu_sharing",
-                     "native time-slicing needs two contexts executing at once, which a backend "
-                     "that runs in real time cannot do yet: use managed or sequential");
-  }
 
   // Contexts in a fixed order, the training job first: policies break ties by this order.
   if (sc.training) {
@@ -104,6 +99,20 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
   if (backend_.runs_in_real_time()) {
     wall_.emplace();
     sim_.pace_with(&*wall_);
+    if (sc.gpu_sharing.policy == SharingPolicy::native) {
+      // Native time-slicing for real: each context executes in a device context of its own, and
+      // the device shares itself between them.
+      for (std::size_t c = 0; c < contexts_.size(); ++c) {
+        std::unique_ptr<backends::Backend> context = backend_.open_context();
+        if (!context) {
+          throw InputError(std::nullopt, "gpu_sharing",
+                           "native time-slicing in real time needs a backend that executes "
+                           "several contexts at once, and this one cannot: use managed or "
+                           "sequential");
+        }
+        lanes_.push_back(std::make_unique<ContextLane>(std::move(context), sim_));
+      }
+    }
   }
   policy_ = make_gpu_sharing_policy(sc.gpu_sharing, *this);
 }
@@ -156,6 +165,63 @@ const ItemCost& Runtime::begin_item(int context) {
   }
   s.done = done;
   return s.cost;
+}
+
+const ItemCost& Runtime::submit_item(int context, std::function<void()> done) {
+  assert(executes_concurrently() && has_ready_work(context));
+  Slot& s = slot(context);
+  const Time now = sim_.now();
+  s.context->start(now, s.started);
+  s.running = true;
+  s.start = now;
+  // Until the device reports it, the item is what the run's model predicts for it (for
+  // `validate`, the profile measured on the device): its time alone and its active power.
+  const backends::WorkItem& item = s.started.item;
+  const models::Prediction p = setup_.perf_model->predict(
+      {*setup_.device, item.mode, *item.workload, item.phase, item.batch_size});
+  s.cost.duration =
+      backends::duration_of_prediction(p.time_ms, setup_.perf_model->name(), item.workload->name())
+          .count();
+  const std::size_t rails = idle_power_w_.size();
+  for (std::size_t r = 0; r < rails; ++r) {
+    s.cost.rail_active_w[r] =
+        r < p.power.power_w.size() ? std::max(0.0, p.power.power_w[r] - idle_power_w_[r]) : 0.0;
+  }
+  lanes_[static_cast<std::size_t>(context)]->submit(
+      item, [this, context, rails, done = std::move(done)](const backends::Completion& c) {
+        if (c.duration.count() <= 0 || c.rail_energy_j.size() != rails) {
+          throw Error("backend: a completion needs a duration > 0 and one energy per rail");
+        }
+        Slot& slot = this->slot(context);
+        slot.done = c;
+        // The time in its context, as measured; never more than the run saw pass (the device's
+        // clock and the host's differ by microseconds).
+        slot.cost.duration = std::min<Time>(c.duration.count(), sim_.now() - slot.start);
+        done();
+      });
+  return s.cost;
+}
+
+void Runtime::warm_up_lanes() {
+  const Scenario& sc = *setup_.scenario;
+  for (std::size_t c = 0; c < lanes_.size(); ++c) {
+    backends::Backend& device = lanes_[c]->backend();
+    const auto warm = [&](const models::Workload& w, models::Phase phase, int batch_size) {
+      (void)device.execute({&w, phase, batch_size, setup_.mode});
+    };
+    if (training_ && static_cast<int>(c) == *training_context()) {
+      warm(training_->workload(), models::Phase::training,
+           static_cast<int>(training_->batch_size()));
+      continue;
+    }
+    const std::size_t i = c - static_cast<std::size_t>(first_stream());
+    const InferenceStream& stream = *streams_[i];
+    const int batch = static_cast<int>(stream.batch_size());
+    warm(stream.workload(), models::Phase::inference, batch);
+    if (sc.inference[i].max_wait_ms && batch > 1) {
+      warm(stream.workload(), models::Phase::inference, 1);  // partial batches may come
+    }
+  }
 }
 
 void Runtime::finish_item(int context) {
@@ -216,6 +282,7 @@ void Runtime::set_power(PowerSource source, std::span<const double> rail_power_w
 RunResult Runtime::run() {
   assert(!ran_ && "a Runtime runs once");
   ran_ = true;
+  warm_up_lanes();
   if (wall_) wall_->restart();
   meter_.set(baseload_, 0, idle_power_w_);
   if (observer_ != nullptr) observer_->on_power(0, meter_.rail_power_w());

@@ -16,6 +16,7 @@
 #include "backends/backend.hpp"
 #include "sim/engine/clock.hpp"
 #include "sim/engine/simulator.hpp"
+#include "sim/runtime/context_lane.hpp"
 #include "sim/runtime/data_pipeline.hpp"
 #include "sim/runtime/gpu_host.hpp"
 #include "sim/runtime/gpu_sharing_policy.hpp"
@@ -33,9 +34,10 @@ namespace fulcrum::sim {
 class Runtime final : public GpuHost, public PowerSink {
  public:
   // Throws InputError for settings the run cannot honour (duration <= 0, a latency percentile
-  // other than 50/95/99/100, epochs without a dataset size, native sharing on a backend that runs
-  // in real time, ...). `observer` may be null; the setup, backend, observer and pipeline must
-  // outlive the Runtime. A backend that runs_in_real_time() is paced by the wall clock.
+  // other than 50/95/99/100, epochs without a dataset size, native sharing on a real-time backend
+  // that cannot open a context per GPU-sharing context, ...). `observer` may be null; the setup,
+  // backend, observer and pipeline must outlive the Runtime. A backend that runs_in_real_time() is
+  // paced by the wall clock.
   Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver* observer,
           DataPipeline& pipeline);
   ~Runtime() override;
@@ -58,6 +60,8 @@ class Runtime final : public GpuHost, public PowerSink {
   std::optional<int> oldest_ready_inference() const override;
   bool is_training_active() const override { return training_ && training_->is_active(); }
   const ItemCost& begin_item(int context) override;
+  bool executes_concurrently() const override { return !lanes_.empty(); }
+  const ItemCost& submit_item(int context, std::function<void()> done) override;
   void finish_item(int context) override;
   Time predicted_duration(int context) override;
   Time next_ready_bound(int context) const override;
@@ -89,6 +93,9 @@ class Runtime final : public GpuHost, public PowerSink {
   Time predicted_time(const models::Workload& workload, models::Phase phase,
                       std::size_t batch_size) const;
   RunResult collect();
+  // Concurrent runs: executes each context's usual items once on its lane before the clock
+  // starts (buffers, algorithm choices and graphs are per device context).
+  void warm_up_lanes();
 
   const RunSetup& setup_;
   backends::Backend& backend_;
@@ -102,6 +109,9 @@ class Runtime final : public GpuHost, public PowerSink {
   std::vector<std::unique_ptr<InferenceStream>> streams_;
   std::vector<Slot> contexts_;  // the training job first, then the streams
   std::unique_ptr<GpuSharingPolicy> policy_;
+  // Native sharing on a real-time backend: one lane (a device context and its thread) per
+  // context, in context order; empty otherwise. After sim_: the lanes post into it until they end.
+  std::vector<std::unique_ptr<ContextLane>> lanes_;
   std::vector<double> idle_power_w_;
   PowerMeter meter_;
   PowerSource baseload_;         // the idle power of the mode, all run long

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cmath>
 #include <map>
 
+#include "backends/simulated_backend.hpp"
 #include "models/error.hpp"
 #include "runtime_fakes.hpp"
 #include "sim/runtime/budgets.hpp"
@@ -535,13 +537,91 @@ TEST_CASE("a wall-clock run releases arrivals no earlier than their real times")
   CHECK(r.power.energy_j == virtual_run.power.energy_j);
 }
 
-TEST_CASE("native time-slicing on a backend that runs in real time is refused") {
+TEST_CASE("native time-slicing on a real-time backend that cannot open contexts is refused") {
   Harness h;
   h.scenario = base_scenario(1.0, SharingPolicy::native);
   h.scenario.inference.push_back(stream_spec("s0", 2, FixedArrivals{50}));
   h.backend.set(h.infer, Phase::inference, {8, 0});
-  h.backend.sleep = true;
+  h.backend.sleep = true;  // real time, and FakeBackend opens no contexts
   CHECK_THROWS_AS(h.run(), fulcrum::InputError);
+}
+
+TEST_CASE("native time-slicing in real time runs each context in a device context of its own") {
+  Harness h;
+  h.scenario = base_scenario(0.6, SharingPolicy::native);
+  h.scenario.gpu_sharing.timeslice_us = 1000;
+  h.scenario.gpu_sharing.context_switch_us = 0;
+  h.scenario.training = training_spec(16);
+  h.dataset_samples = 1e6;
+  h.scenario.inference.push_back(stream_spec("s0", 2, FixedArrivals{40}));
+  h.backend.set(h.train, Phase::training, {30, 0, {10, 0, 0}});
+  h.backend.set(h.infer, Phase::inference, {6, 0, {4, 0, 0}});
+  h.backend.set_idle({1, 0, 0});
+  // The emulated device: the contexts take turns of 1 ms on one GPU, in real time.
+  fulcrum::backends::SimulatedBackend device(
+      h.device, h.backend.model(),
+      {.real_time = true, .slicing = {.timeslice = std::chrono::milliseconds(1)}});
+  RecordingObserver obs;
+  const RunResult r = fulcrum::sim::run(h.setup(), device, &obs);
+  REQUIRE(r.training.has_value());
+  CHECK(r.training->minibatches > 0);
+  CHECK(r.inference[0].batches > 0);
+  // Training always has work, so every inference batch ran beside a training minibatch: its time
+  // in its context is stretched past its 6 ms alone, and so is the minibatch it overlapped.
+  std::size_t stretched_inference = 0, overlapped_training = 0;
+  for (const ItemRecord& item : obs.items) {
+    if (item.phase != Phase::inference) continue;
+    if (item.standalone > 6 * kMillisecond) ++stretched_inference;
+    for (const ItemRecord& t : obs.items) {
+      if (t.phase == Phase::training && t.start < item.end && item.start < t.end) {
+        ++overlapped_training;
+        CHECK(t.standalone > 30 * kMillisecond);
+        break;
+      }
+    }
+    CHECK(item.end - item.start >= item.standalone);
+  }
+  CHECK(stretched_inference == r.inference[0].batches);
+  CHECK(overlapped_training == r.inference[0].batches);
+  // Power as the native policy declares it: both running, each at half the GPU.
+  bool both_running = false;
+  for (const PowerStep& step : obs.power) {
+    if (std::abs(step.rail_power_w[0] - (1 + 0.5 * 9 + 0.5 * 3)) < 1e-9) both_running = true;
+  }
+  CHECK(both_running);
+}
+
+TEST_CASE("a device context that fails mid-run ends the run with the device's error") {
+  // A real-time backend whose contexts fail on their second item (the first is the warm-up).
+  class Failing final : public fulcrum::backends::Backend {
+   public:
+    explicit Failing(FakeBackend& inner) : inner_(inner) {}
+    const fulcrum::models::DeviceSpec& device() const override { return inner_.device(); }
+    const fulcrum::backends::Completion& execute(const fulcrum::backends::WorkItem& item) override {
+      if (++calls_ > 1) throw fulcrum::Error("device lost in context");
+      return inner_.execute(item);
+    }
+    fulcrum::models::RailPower idle_power(const fulcrum::models::PowerMode& m) override {
+      return inner_.idle_power(m);
+    }
+    bool runs_in_real_time() const override { return true; }
+    std::unique_ptr<fulcrum::backends::Backend> open_context() override {
+      return std::make_unique<Failing>(inner_);
+    }
+
+   private:
+    FakeBackend& inner_;
+    int calls_ = 0;
+  };
+  Harness h;
+  h.scenario = base_scenario(5.0, SharingPolicy::native);
+  h.scenario.inference.push_back(stream_spec("s0", 1, FixedArrivals{50}));
+  h.backend.set(h.infer, Phase::inference, {2, 0});
+  Failing device(h.backend);
+  const auto started = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(fulcrum::sim::run(h.setup(), device, nullptr), Catch::Contains("device lost"));
+  // It ended at the failure, not at the end of the 5 s run.
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
 }
 
 TEST_CASE("energy is split by source: the mode's baseload all run long, the GPU's work on top") {

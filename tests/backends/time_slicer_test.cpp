@@ -1,7 +1,7 @@
 // TimeSlicer: an emulated GPU that time-slices contexts in real time. The checks are lower
 // bounds that real time cannot undercut (a GPU runs one context at a time, so overlapping work
 // takes at least its sum) and counts of what the slicer did, never upper bounds on elapsed time.
-#include "backends/hardware/time_slicer.hpp"
+#include "backends/time_slicer.hpp"
 
 #include <catch2/catch.hpp>
 #include <chrono>
