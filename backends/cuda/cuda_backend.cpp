@@ -252,11 +252,11 @@ CudaBackend::CudaBackend(const CudaBackend& parent, std::unique_ptr<DriverContex
   const Current current(*this);
   try {
     open_handles();
+    ctx_->name = parent.ctx_->name;
   } catch (...) {
     ctx_.reset();  // freed in its context, before the context goes
     throw;
   }
-  ctx_->name = parent.ctx_->name;
 }
 
 void CudaBackend::open_handles() {
@@ -290,7 +290,7 @@ CudaBackend::~CudaBackend() {
     const Current current(*this);
     prepared_.clear();
     ctx_.reset();
-  } catch (const std::exception&) {
+  } catch (...) {
     // The context could not be made current: what is left is freed as the members go, and an
     // own context's memory with the context.
   }

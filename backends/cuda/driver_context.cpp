@@ -43,11 +43,12 @@ Fn entry_point(const char* symbol, unsigned version) {
 }  // namespace
 
 // The entry points in the ABI versions that cudaTypedefs.h of this toolkit names. cuCtxCreate is
-// taken in its CUDA 12.5 form (cuCtxCreate_v4, the one cuda.h of CUDA 13 maps cuCtxCreate to): a
-// zeroed CUctxCreateParams, neither execution affinity nor CIG, makes an ordinary context. The
-// CUDA 13 runtime this backend links needs a CUDA 13 driver anyway, which has it.
+// taken in its CUDA 12.5 form (cuCtxCreate_v4, the one cuda.h of CUDA 13 maps cuCtxCreate to),
+// whose parameters (execution affinity under MPS, CIG) an ordinary context leaves out. The CUDA 13
+// runtime this backend links needs a CUDA 13 driver anyway, which has it.
 struct DriverContext::Api {
   PFN_cuGetErrorName_v6000 error_name = nullptr;
+  PFN_cuInit_v2000 init = nullptr;
   PFN_cuDeviceGet_v2000 device_get = nullptr;
   PFN_cuCtxCreate_v12050 create = nullptr;
   PFN_cuCtxDestroy_v4000 destroy = nullptr;
@@ -69,18 +70,26 @@ struct DriverContext::Api {
 DriverContext::DriverContext(int device) : api_(std::make_unique<Api>()) {
   Api& a = *api_;
   a.error_name = entry_point<PFN_cuGetErrorName_v6000>("cuGetErrorName", 6000);
+  a.init = entry_point<PFN_cuInit_v2000>("cuInit", 2000);
   a.device_get = entry_point<PFN_cuDeviceGet_v2000>("cuDeviceGet", 2000);
   a.create = entry_point<PFN_cuCtxCreate_v12050>("cuCtxCreate", 12050);
   a.destroy = entry_point<PFN_cuCtxDestroy_v4000>("cuCtxDestroy", 4000);
   a.push = entry_point<PFN_cuCtxPushCurrent_v4000>("cuCtxPushCurrent", 4000);
   a.pop = entry_point<PFN_cuCtxPopCurrent_v4000>("cuCtxPopCurrent", 4000);
+  a.check(a.init(0), "cuInit");  // done already where the runtime has run; cheap then
   CUdevice dev = 0;
   a.check(a.device_get(&dev, device), ("cuDeviceGet(" + std::to_string(device) + ")").c_str());
-  CUctxCreateParams params{};  // an ordinary context: no execution affinity, no CIG
-  CUcontext ctx = nullptr;
   // Flags 0: CU_CTX_SCHED_AUTO, as the primary context of a runtime that was given no flags, so
-  // that an item waits for the GPU in the same way in either context.
-  a.check(a.create(&ctx, &params, 0, dev), "cuCtxCreate");
+  // that an item waits for the GPU in the same way in either context. No parameters (NULL) for an
+  // ordinary context; should a driver refuse that, it gets them zeroed (neither execution affinity
+  // nor CIG), which CUctxCreateParams' documentation gives as an ordinary context.
+  CUcontext ctx = nullptr;
+  CUresult created = a.create(&ctx, nullptr, 0, dev);
+  if (created == CUDA_ERROR_INVALID_VALUE) {
+    CUctxCreateParams params{};
+    created = a.create(&ctx, &params, 0, dev);
+  }
+  a.check(created, "cuCtxCreate");
   context_ = ctx;
   // cuCtxCreate left the new context current on this thread: give the thread back what it had.
   CUcontext popped = nullptr;

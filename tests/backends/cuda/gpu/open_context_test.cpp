@@ -159,7 +159,10 @@ TEST_CASE("Two contexts run a training and an inference item at once, each from 
   // "Concurrent Kernel Execution": kernels from different contexts cannot execute concurrently;
   // no MPS here), so the wall holds at least the GPU work of both, less 25 % for clock and
   // measurement noise ...
-  CHECK(wall_ms >= 0.75 * gpu_work_ms);
+  {
+    INFO("a shorter wall means kernels of the two contexts overlapped (is MPS running?)");
+    CHECK(wall_ms >= 0.75 * gpu_work_ms);
+  }
   // ... and at worst the two ran one after the other: the wall is at most their standalone work,
   // plus 50 % for the driver's context switches and the clocks of a GPU busier than before, plus
   // 20 ms for starting and joining the threads.
