@@ -28,10 +28,11 @@ TEST_CASE("DriverContext without a GPU is an Error naming the failed driver step
     INFO(what);
     CHECK(what.rfind("cuda backend: ", 0) == 0);
     // Either the runtime found no driver to look the entry point up in, or the driver had no
-    // device: the message names which.
-    const bool names_step = what.find("driver entry point") != std::string::npos ||
-                            what.find("cuDeviceGet") != std::string::npos ||
-                            what.find("cuCtxCreate") != std::string::npos;
+    // device: the message names which step failed.
+    bool names_step = what.find("driver entry point") != std::string::npos;
+    for (const char* call : {"cuInit", "cuDeviceGet", "cuCtxCreate"}) {
+      names_step = names_step || what.find(std::string(call) + " failed") != std::string::npos;
+    }
     CHECK(names_step);
   }
   // The failed lookup leaves the runtime answering as before.
