@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "backends/cuda/execution_plan.hpp"
@@ -213,6 +214,22 @@ GpuProperties probe_gpu(int device) {
   return g;
 }
 
+// Makes a backend's context current on the calling thread for one call. Its own context is pushed
+// and popped again at the end of the call (cuCtxPushCurrent/cuCtxPopCurrent rather than
+// cuCtxSetCurrent), so that the thread's other CUDA work, another backend's included, finds the
+// context it had. The primary context is made current by cudaSetDevice: the runtime's device is
+// per thread, and a thread other than the constructor's may call.
+struct CudaBackend::Current {
+  std::optional<DriverContext::Scope> scope;
+  explicit Current(CudaBackend& b) {
+    if (b.own_context_ != nullptr) {
+      scope.emplace(*b.own_context_);
+    } else {
+      check(cudaSetDevice(b.options_.device), "cudaSetDevice", Site{});
+    }
+  }
+};
+
 CudaBackend::CudaBackend(const models::DeviceSpec& device, Options options)
     : device_(device), options_(options), ctx_(std::make_unique<Context>()) {
   const Site site;
@@ -223,6 +240,27 @@ CudaBackend::CudaBackend(const models::DeviceSpec& device, Options options)
                 (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found") + ")");
   }
   check(cudaSetDevice(options_.device), "cudaSetDevice", site);
+  open_handles();
+  ctx_->name = probe_gpu(options_.device).name;
+}
+
+CudaBackend::CudaBackend(const CudaBackend& parent, std::unique_ptr<DriverContext> context)
+    : device_(parent.device_),
+      options_(parent.options_),
+      own_context_(std::move(context)),
+      ctx_(std::make_unique<Context>()) {
+  const Current current(*this);
+  try {
+    open_handles();
+    ctx_->name = parent.ctx_->name;
+  } catch (...) {
+    ctx_.reset();  // freed in its context, before the context goes
+    throw;
+  }
+}
+
+void CudaBackend::open_handles() {
+  const Site site;
   check(cudaStreamCreateWithFlags(&ctx_->stream, cudaStreamNonBlocking), "cudaStreamCreate", site);
   check(cudnnCreate(&ctx_->cudnn), "cudnnCreate", site);
   check(cudnnSetStream(ctx_->cudnn, ctx_->stream), "cudnnSetStream", site);
@@ -236,7 +274,8 @@ CudaBackend::CudaBackend(const models::DeviceSpec& device, Options options)
         "cublasSetWorkspace", site);
   check(cudaEventCreate(&ctx_->start), "cudaEventCreate", site);
   check(cudaEventCreate(&ctx_->stop), "cudaEventCreate", site);
-  ctx_->name = probe_gpu(options_.device).name;
+  // A meter of its own per backend: a meter holds one window at a time and its sampling thread,
+  // so two contexts metering at once must not share one.
   PowerMeterOptions meter_options;
   meter_options.kind = options_.power_meter;
   meter_options.summed_rails = device_.rails;
@@ -245,8 +284,21 @@ CudaBackend::CudaBackend(const models::DeviceSpec& device, Options options)
 }
 
 CudaBackend::~CudaBackend() {
-  prepared_.clear();
-  ctx_.reset();
+  // Everything is freed in the context it was made in, and (members' order) before an own context
+  // is destroyed.
+  try {
+    const Current current(*this);
+    prepared_.clear();
+    ctx_.reset();
+  } catch (...) {
+    // The context could not be made current: what is left is freed as the members go, and an
+    // own context's memory with the context.
+  }
+}
+
+std::unique_ptr<Backend> CudaBackend::open_context() {
+  auto context = std::make_unique<DriverContext>(options_.device);
+  return std::unique_ptr<Backend>(new CudaBackend(*this, std::move(context)));
 }
 
 std::string CudaBackend::gpu_name() const { return ctx_->name; }
@@ -885,6 +937,7 @@ const Completion& CudaBackend::execute(const WorkItem& item) {
     throw InputError("cuda backend: workload '" + item.workload->name() +
                      "': batch size must be >= 1, got " + std::to_string(item.batch_size));
   }
+  const Current current(*this);
   Prepared& p = prepared(item);
   const Site site{&p.plan.workload, models::to_string(item.phase), item.batch_size, nullptr};
   cudaStream_t s = ctx_->stream;
@@ -970,6 +1023,7 @@ const Completion& CudaBackend::execute(const WorkItem& item) {
 models::RailPower CudaBackend::idle_power(const models::PowerMode& /*mode*/) {
   // The clocks of this GPU are never changed, so one reading serves every mode.
   if (!idle_) {
+    const Current current(*this);
     const Site site;
     check(cudaStreamSynchronize(ctx_->stream), "cudaStreamSynchronize", site);
     meter_->start();

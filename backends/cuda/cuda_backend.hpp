@@ -12,6 +12,13 @@
 // Every CUDA, cuDNN and cuBLAS call is checked; a failure is an Error naming the workload, the
 // layer and the call.
 //
+// Native sharing: open_context() gives a further CudaBackend on the same GPU with a CUDA context of
+// its own (driver_context.hpp), whose execute() may run at the same time as this one's, each from
+// its own thread; the driver time-slices the GPU between the two contexts as between processes.
+// Nothing is shared between them (a context's stream, handles, buffers and graphs are not usable
+// from another context), the options carry over, and each has its own power meter. A backend made
+// by the constructor works in the GPU's primary context, as the CUDA runtime does by default.
+//
 //   CudaBackend gpu(h100_spec, {.cuda_graphs = false, .layer_timing = true});
 //   const Completion& c = gpu.execute({&resnet50, Phase::training, 16, mode});
 //   for (const LayerTime& t : gpu.last_layer_times()) ...
@@ -28,6 +35,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/cuda/driver_context.hpp"
 #include "backends/hardware/power_meter.hpp"
 
 namespace fulcrum::backends::cuda {
@@ -45,7 +53,8 @@ class CudaBackend final : public Backend {
     double metered_seconds = 1.0;
   };
 
-  // Error when there is no usable GPU, naming why (no device, driver too old, ...).
+  // Error when there is no usable GPU, naming why (no device, driver too old, ...). Works in the
+  // GPU's primary context.
   CudaBackend(const models::DeviceSpec& device, Options options);
   ~CudaBackend() override;
   CudaBackend(const CudaBackend&) = delete;
@@ -55,6 +64,14 @@ class CudaBackend final : public Backend {
   const Completion& execute(const WorkItem& item) override;
   models::RailPower idle_power(const models::PowerMode& mode) override;
   bool runs_in_real_time() const override { return true; }
+  // A CudaBackend with the same device and options in a new CUDA context of its own (never
+  // nullptr). Its execute(), idle_power() and destructor make that context current on the calling
+  // thread for their duration and restore what was current before, so that it may be driven from
+  // any thread, one call at a time, while this backend runs on another. An item's duration then
+  // includes the time the driver gave the GPU to the other context; its energy is what the whole
+  // GPU drew, as its own meter measures it (the contexts' figures overlap, they do not add up).
+  // Error when the driver cannot create a context.
+  std::unique_ptr<Backend> open_context() override;
 
   // Per-layer times of the last executed item (empty unless Options::layer_timing, and with a
   // replayed graph).
@@ -66,9 +83,13 @@ class CudaBackend final : public Backend {
   int last_launches() const { return last_launches_; }
   const PowerMeter& meter() const { return *meter_; }
   std::string gpu_name() const;
+  const Options& options() const { return options_; }
+  // Whether this backend has a CUDA context of its own (made by open_context()).
+  bool owns_context() const { return own_context_ != nullptr; }
 
  private:
   struct Context;   // CUDA stream, handles, events (cuda_backend.cpp)
+  struct Current;   // makes this backend's context current for a call (cuda_backend.cpp)
   struct Prepared;  // one (workload, phase, batch) ready to run
   using Key = std::tuple<const models::Workload*, models::Phase, int>;
 
@@ -80,9 +101,16 @@ class CudaBackend final : public Backend {
   // Runs `p` once, metered; adds the meter's window to p's history.
   RunTimes run_once(Prepared& p);
   void enqueue(Prepared& p);
+  // Creates the stream, handles, events and the cuBLAS workspace in the current context, and the
+  // meter.
+  void open_handles();
+  // The backend of open_context(): `parent`'s device and options in `context`.
+  CudaBackend(const CudaBackend& parent, std::unique_ptr<DriverContext> context);
 
   const models::DeviceSpec& device_;
   Options options_;
+  // Declared before everything allocated in it, so that it is destroyed last.
+  std::unique_ptr<DriverContext> own_context_;  // null: the primary context
   std::unique_ptr<Context> ctx_;
   std::unique_ptr<PowerMeter> meter_;
   std::map<Key, std::unique_ptr<Prepared>> prepared_;

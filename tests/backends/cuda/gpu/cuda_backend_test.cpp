@@ -11,41 +11,14 @@
 #include "backends/cuda/execution_plan.hpp"
 #include "models/error.hpp"
 #include "models/workload/graph_workload.hpp"
-#include "models/workload/workload_catalog.hpp"
 #include "tests/backends/backend_conformance.hpp"
+#include "tests/backends/cuda/gpu/gpu_fixtures.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::backends;
 using namespace fulcrum::backends::cuda;
+using namespace fulcrum::backends::cuda::gpu_test;
 using models::Phase;
-
-namespace {
-
-bool no_gpu() {
-  if (gpu_count() > 0) return false;
-  std::cout << FULCRUM_SKIP_MARKER << " no GPU answers the CUDA runtime\n";
-  return true;
-}
-
-// A data-centre GPU as a catalog entry would describe it: NVML's one rail.
-models::DeviceSpec gpu_device() {
-  models::DeviceSpec d;
-  d.name = "test-gpu";
-  d.cpu_cores = 1;
-  d.cpu_khz = {1e6};
-  d.gpu_hz = {1e9};
-  d.emc_hz = {1e9};
-  d.rails = {"GPU"};
-  return d;
-}
-
-const models::Workload& workload(const std::string& name) {
-  return models::workload_catalog().get(name);
-}
-
-models::PowerMode mode() { return {1, 1e6, 1e9, 1e9, 0}; }
-
-}  // namespace
 
 TEST_CASE("CudaBackend passes the backend conformance checks", "[gpu]") {
   if (no_gpu()) return;
