@@ -316,9 +316,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!quiet) err << "fulcrum: validate " << resolved.scenario.name << ": 1/3 profiling\n";
   const std::vector<backends::ProfileMeasurement> rows =
       measure_points(profiler, points_of(resolved), modes, quiet ? nullptr : &err);
-  // A real device's baseload, so that the simulation's idle power is measured too.
+  // A real device's baseload, so that the simulation's idle power is measured too: metered once
+  // the power has settled after the profile's load (the profile's comments say how long).
   const std::vector<IdleMeasurement> idle =
-      hardware ? measure_idle(*device_backend, {modes.back()}) : std::vector<IdleMeasurement>{};
+      hardware ? measure_idle(*device_backend, {modes.back()}, quiet ? nullptr : &err)
+               : std::vector<IdleMeasurement>{};
   const fs::path profile_csv = bundle.dir() / "inputs/profile.csv";
   write_file_atomically(
       profile_csv,
@@ -390,6 +392,9 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
     for (const backends::ProfilePoint& point : points_of(resolved)) {
       measured.backend->execute({point.workload, point.phase, point.batch_size, modes.back()});
     }
+    // The measured run's baseload, metered now (after the power settles) rather than when the
+    // run starts, so that the whole-run meter below spans the run and not the idle settling.
+    measure_idle(*measured.backend, {modes.back()}, quiet ? nullptr : &err);
     try {
       run_meter = backends::make_power_meter(
           {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
@@ -409,7 +414,12 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const std::string device_text =
       device_json(device, backend_name, hardware, clocks.get(), clock_options, noise, whole_run);
   if (guard) guard->finish();
-  const Comparison comparison = compare_runs(sim_run.result, real_run.result);
+  std::optional<DeviceMeterReading> device_meter;
+  if (whole_run && run_meter->measures()) {
+    device_meter = DeviceMeterReading{whole_run->duration_s, whole_run->module_energy_j,
+                                      whole_run->average_power_w()};
+  }
+  const Comparison comparison = compare_runs(sim_run.result, real_run.result, device_meter);
   write_file_atomically(bundle.dir() / "comparison.json", comparison_json(comparison));
   write_file_atomically(bundle.dir() / "comparison.md",
                         comparison_markdown(comparison, resolved.scenario.name, backend_name));
