@@ -387,14 +387,16 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
   std::unique_ptr<backends::PowerMeter> run_meter;
   if (hardware) {
+    // The measured run's baseload, metered now (after the power settles; the GPU has been idle
+    // since the profile's own idle row) rather than when the run starts, so that the whole-run
+    // meter below spans the run and not the idle settling, and the warm-up stays the last thing
+    // before the run.
+    measure_idle(*measured.backend, {modes.back()}, quiet ? nullptr : &err);
     // Prepare and warm up every item the run executes before its clock starts, so that the
     // first arrivals do not wait for buffers, cuDNN's algorithm choice and the warm-up.
     for (const backends::ProfilePoint& point : points_of(resolved)) {
       measured.backend->execute({point.workload, point.phase, point.batch_size, modes.back()});
     }
-    // The measured run's baseload, metered now (after the power settles) rather than when the
-    // run starts, so that the whole-run meter below spans the run and not the idle settling.
-    measure_idle(*measured.backend, {modes.back()}, quiet ? nullptr : &err);
     try {
       run_meter = backends::make_power_meter(
           {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
