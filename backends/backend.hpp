@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,17 @@ struct LayerTime {
   std::string layer;
   double forward_ms = 0;
   double backward_ms = 0;  // training; includes the layer's update
+};
+
+// How a backend metered its idle power (idle_power()), where it meters it: a hardware backend
+// waits with nothing running until successive meter windows agree (backends/hardware/
+// settled_idle.hpp), since a GPU's power decays for seconds after a load.
+struct IdleMetering {
+  bool settled = false;  // two successive windows agreed within the tolerance
+  int windows = 0;       // meter windows taken
+  double metered_s = 0;  // their time together
+  double power_w = 0;    // the module power taken (the last window's)
+  std::string note;      // one line saying how, how long, and whether it settled
 };
 
 class Backend {
@@ -40,6 +52,8 @@ class Backend {
 
   // Per-rail power while nothing runs on the GPU in `mode`.
   virtual models::RailPower idle_power(const models::PowerMode& mode) = 0;
+  // How the last idle_power() was metered; nullopt where it is not (a prediction) or not yet.
+  virtual std::optional<IdleMetering> idle_metering() const { return std::nullopt; }
 
   // Whether execute() takes the item's real duration (hardware, or an emulation that sleeps):
   // such a backend must be driven by the engine's wall clock, so that arrivals are released at

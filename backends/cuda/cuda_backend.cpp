@@ -14,6 +14,7 @@
 #include "backends/cuda/execution_plan.hpp"
 #include "backends/cuda/kernels.hpp"
 #include "backends/hardware/rail_attribution.hpp"
+#include "backends/hardware/settled_idle.hpp"
 #include "models/error.hpp"
 #include "models/workload/graph_workload.hpp"
 
@@ -1021,20 +1022,23 @@ const Completion& CudaBackend::execute(const WorkItem& item) {
 }
 
 models::RailPower CudaBackend::idle_power(const models::PowerMode& /*mode*/) {
-  // The clocks of this GPU are never changed, so one reading serves every mode.
+  // The clocks of this GPU are never changed, so one reading serves every mode. Metered once the
+  // power has settled after whatever ran before (settled_idle.hpp): a GPU's power decays for
+  // seconds after a load, and a window right after it would charge every idle gap of a run at
+  // near-load power.
   if (!idle_) {
     const Current current(*this);
     const Site site;
     check(cudaStreamSynchronize(ctx_->stream), "cudaStreamSynchronize", site);
-    meter_->start();
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    const EnergyReading r = meter_->stop();
+    const SettledIdle settled = measure_settled_idle(*meter_);
+    const EnergyReading& r = settled.last;
     const models::RailValues rails = device_rail_energy_j(r, meter_->rail_names(), device_.rails);
     models::RailPower idle;
     for (std::size_t k = 0; k < device_.rails.size(); ++k) {
       idle.power_w.push_back(r.duration_s > 0 ? rails[k] / r.duration_s : 0);
     }
     idle_ = idle;
+    idle_metering_ = settled.metering;
   }
   return *idle_;
 }

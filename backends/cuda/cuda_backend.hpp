@@ -62,7 +62,9 @@ class CudaBackend final : public Backend {
 
   const models::DeviceSpec& device() const override { return device_; }
   const Completion& execute(const WorkItem& item) override;
+  // Metered once, after the power has settled (backends/hardware/settled_idle.hpp).
   models::RailPower idle_power(const models::PowerMode& mode) override;
+  std::optional<IdleMetering> idle_metering() const override { return idle_metering_; }
   bool runs_in_real_time() const override { return true; }
   // A CudaBackend with the same device and options in a new CUDA context of its own (never
   // nullptr). Its execute(), idle_power() and destructor make that context current on the calling
@@ -115,6 +117,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<PowerMeter> meter_;
   std::map<Key, std::unique_ptr<Prepared>> prepared_;
   std::optional<models::RailPower> idle_;
+  std::optional<IdleMetering> idle_metering_;
   Completion completion_;
   std::vector<LayerTime> layer_times_;
   int last_launches_ = 0;

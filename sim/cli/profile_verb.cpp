@@ -168,7 +168,11 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
     rows = measure_points(profiler, points, modes, quiet ? nullptr : &err);
     // A real device's baseload, in the mode the clocks are in now (the last one; only one
     // where the clocks cannot change).
-    if (backend->runs_in_real_time() && hardware) idle = measure_idle(*backend, {modes.back()});
+    // Metered once the power has settled after the last point's load; the CSV's comments and
+    // stderr say how long that took, and whether it did.
+    if (backend->runs_in_real_time() && hardware) {
+      idle = measure_idle(*backend, {modes.back()}, quiet ? nullptr : &err);
+    }
     if (guard) guard->finish();
   }
   std::vector<std::string> comments = {

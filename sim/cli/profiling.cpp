@@ -122,9 +122,16 @@ std::vector<backends::ProfileMeasurement> measure_points(
 }
 
 std::vector<IdleMeasurement> measure_idle(backends::Backend& backend,
-                                          const std::vector<models::PowerMode>& modes) {
+                                          const std::vector<models::PowerMode>& modes,
+                                          std::ostream* notes) {
   std::vector<IdleMeasurement> idle;
-  for (const models::PowerMode& m : modes) idle.push_back({m, backend.idle_power(m)});
+  for (const models::PowerMode& m : modes) {
+    idle.push_back({m, backend.idle_power(m), backend.idle_metering()});
+    if (notes != nullptr && idle.back().metering) {
+      *notes << "fulcrum: " << (idle.back().metering->settled ? "" : "warning: ")
+             << idle.back().metering->note << "\n";
+    }
+  }
   return idle;
 }
 
@@ -164,6 +171,9 @@ std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& ro
                   [&](const auto& i) { return i.power.power_w.size() == rails.size(); });
   std::string out;
   for (const std::string& c : comments) out += "# " + c + "\n";
+  for (const IdleMeasurement& i : idle) {
+    if (i.metering) out += "# idle at " + power_mode_label(i.mode) + ": " + i.metering->note + "\n";
+  }
   out +=
       "model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,"
       "minibatch_time_ms,power_w";

@@ -49,15 +49,21 @@ std::vector<backends::ProfileMeasurement> measure_points(
 struct IdleMeasurement {
   models::PowerMode mode;
   models::RailPower power;  // the device's rails order
+  // How a hardware backend metered it (after the power settled, how long, whether it did);
+  // absent for a prediction.
+  std::optional<backends::IdleMetering> metering = {};
 };
 
-// The idle power of `backend` in each mode (a real-time backend measures it; the clocks must be
-// in that mode, as after measure_points for its last mode).
+// The idle power of `backend` in each mode (a real-time backend measures it, waiting until the
+// power has settled; the clocks must be in that mode, as after measure_points for its last mode).
+// Where the backend metered it, one line per mode on `notes` (when not null) says how.
 std::vector<IdleMeasurement> measure_idle(backends::Backend& backend,
-                                          const std::vector<models::PowerMode>& modes);
+                                          const std::vector<models::PowerMode>& modes,
+                                          std::ostream* notes = nullptr);
 
-// The CSV text: `comments` as leading "# " lines, the header, one row per measurement, then one
-// `idle` row (batch size 0, no time) per idle measurement. Rail columns only when every
+// The CSV text: `comments` as leading "# " lines (then one per metered idle measurement, saying
+// how it was metered), the header, one row per measurement, then one `idle` row (batch size 0,
+// no time) per idle measurement. Rail columns only when every
 // measurement has one power per rail.
 std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& rows,
                              const std::vector<std::string>& rails,

@@ -311,9 +311,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!quiet) err << "fulcrum: validate " << resolved.scenario.name << ": 1/3 profiling\n";
   const std::vector<backends::ProfileMeasurement> rows =
       measure_points(profiler, points_of(resolved), modes, quiet ? nullptr : &err);
-  // A real device's baseload, so that the simulation's idle power is measured too.
+  // A real device's baseload, so that the simulation's idle power is measured too: metered once
+  // the power has settled after the profile's load (the profile's comments say how long).
   const std::vector<IdleMeasurement> idle =
-      hardware ? measure_idle(*device_backend, {modes.back()}) : std::vector<IdleMeasurement>{};
+      hardware ? measure_idle(*device_backend, {modes.back()}, quiet ? nullptr : &err)
+               : std::vector<IdleMeasurement>{};
   const fs::path profile_csv = bundle.dir() / "inputs/profile.csv";
   write_file_atomically(
       profile_csv,
@@ -382,6 +384,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
   std::unique_ptr<backends::PowerMeter> run_meter;
   if (hardware) {
+    // The measured run's baseload, metered now (after the power settles; the GPU has been idle
+    // since the profile's own idle row) rather than when the run starts, so that the whole-run
+    // meter below spans the run and not the idle settling, and the warm-up stays the last thing
+    // before the run.
+    measure_idle(*measured.backend, {modes.back()}, quiet ? nullptr : &err);
     // Prepare and warm up every item the run executes before its clock starts, so that the
     // first arrivals do not wait for buffers, cuDNN's algorithm choice and the warm-up.
     for (const backends::ProfilePoint& point : points_of(resolved)) {
@@ -406,7 +413,12 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const std::string device_text =
       device_json(device, backend_name, hardware, clocks.get(), clock_options, noise, whole_run);
   if (guard) guard->finish();
-  const Comparison comparison = compare_runs(sim_run.result, real_run.result);
+  std::optional<DeviceMeterReading> device_meter;
+  if (whole_run && run_meter->measures()) {
+    device_meter = DeviceMeterReading{whole_run->duration_s, whole_run->module_energy_j,
+                                      whole_run->average_power_w()};
+  }
+  const Comparison comparison = compare_runs(sim_run.result, real_run.result, device_meter);
   write_file_atomically(bundle.dir() / "comparison.json", comparison_json(comparison));
   write_file_atomically(bundle.dir() / "comparison.md",
                         comparison_markdown(comparison, resolved.scenario.name, backend_name));

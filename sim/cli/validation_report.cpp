@@ -32,8 +32,10 @@ std::string cell(std::optional<double> v, const char* suffix = "") {
 
 }  // namespace
 
-Comparison compare_runs(const RunResult& simulated, const RunResult& measured) {
+Comparison compare_runs(const RunResult& simulated, const RunResult& measured,
+                        const std::optional<DeviceMeterReading>& device_meter) {
   Comparison c;
+  c.device_meter = device_meter;
   for (const StreamResult& m : measured.inference) {
     const StreamResult* s = nullptr;
     for (const StreamResult& candidate : simulated.inference) {
@@ -63,6 +65,10 @@ Comparison compare_runs(const RunResult& simulated, const RunResult& measured) {
   }
   add(c, "power", "avg_power_w", simulated.power.avg_w, measured.power.avg_w);
   add(c, "power", "energy_j", simulated.power.energy_j, measured.power.energy_j);
+  if (device_meter) {
+    add(c, "power", "avg_power_w (device meter)", simulated.power.avg_w, device_meter->avg_power_w);
+    add(c, "power", "energy_j (device meter)", simulated.power.energy_j, device_meter->energy_j);
+  }
   for (const MetricComparison& m : c.metrics) {
     if (!m.error_pct) continue;
     const double e = std::abs(*m.error_pct);
@@ -91,6 +97,16 @@ std::string comparison_json(const Comparison& c) {
     w.end_object();
   }
   w.end_array();
+  w.key("device_meter");
+  if (c.device_meter) {
+    w.begin_object();
+    w.key("duration_s").value(c.device_meter->duration_s);
+    w.key("energy_j").value(c.device_meter->energy_j);
+    w.key("avg_power_w").value(c.device_meter->avg_power_w);
+    w.end_object();
+  } else {
+    w.null();
+  }
   w.key("max_abs_latency_throughput_error_pct").value(c.max_abs_latency_throughput_error_pct);
   w.key("max_abs_error_pct").value(c.max_abs_error_pct);
   w.end_object();
@@ -105,6 +121,15 @@ std::string comparison_markdown(const Comparison& c, const std::string& scenario
   for (const MetricComparison& m : c.metrics) {
     out += "| " + m.scope + " | " + m.metric + " | " + cell(m.simulated) + " | " +
            cell(m.measured) + " | " + cell(m.error_pct, " %") + " |\n";
+  }
+  if (c.device_meter) {
+    out +=
+        "\nRows marked (device meter) compare the simulation with the device's own meter over "
+        "the whole measured run (" +
+        cell(c.device_meter->duration_s) + " s, " + cell(c.device_meter->energy_j) + " J, " +
+        cell(c.device_meter->avg_power_w) +
+        " W), idle gaps included: what the device really drew. Its window also spans the "
+        "run's start-up and teardown, so its energy is a little more than the run's.\n";
   }
   out += "\nLargest |error|: " + cell(c.max_abs_latency_throughput_error_pct, " %") +
          " over p50/p99 latency and training throughput; " + cell(c.max_abs_error_pct, " %") +

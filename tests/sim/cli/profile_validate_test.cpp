@@ -26,6 +26,7 @@
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/perf_model_loader.hpp"
+#include "sim/report/summary.hpp"
 #include "tests/backends/hardware/fake_sysfs.hpp"
 #include "tests/input_error.hpp"
 
@@ -305,6 +306,49 @@ TEST_CASE("the comparison's errors are in % of the measured value, streams match
   CHECK(*c.max_abs_error_pct == Approx(25));
 }
 
+TEST_CASE("with a whole-run device meter the comparison adds labelled meter rows") {
+  RunResult sim, real;
+  sim.power.avg_w = 340;
+  sim.power.energy_j = 10200;
+  real.power.avg_w = 190;
+  real.power.energy_j = 5700;
+  const Comparison without = compare_runs(sim, real);
+  REQUIRE(without.metrics.size() == 2);  // the run's own power and energy only
+  CHECK_FALSE(without.device_meter.has_value());
+  CHECK(comparison_json(without).find("\"device_meter\": null") != std::string::npos);
+  CHECK(comparison_markdown(without, "s", "cuda").find("device meter") == std::string::npos);
+
+  const Comparison c = compare_runs(sim, real, DeviceMeterReading{32, 6400, 200});
+  REQUIRE(c.metrics.size() == 4);
+  // The existing rows stay first and unchanged.
+  CHECK(c.metrics[0].metric == "avg_power_w");
+  CHECK(*c.metrics[0].measured == Approx(190));
+  CHECK(c.metrics[1].metric == "energy_j");
+  CHECK(*c.metrics[1].measured == Approx(5700));
+  CHECK(c.metrics[2].scope == "power");
+  CHECK(c.metrics[2].metric == "avg_power_w (device meter)");
+  CHECK(*c.metrics[2].simulated == Approx(340));
+  CHECK(*c.metrics[2].measured == Approx(200));
+  CHECK(*c.metrics[2].error_pct == Approx(70));  // 340 vs 200
+  CHECK(c.metrics[3].metric == "energy_j (device meter)");
+  CHECK(*c.metrics[3].simulated == Approx(10200));
+  CHECK(*c.metrics[3].measured == Approx(6400));
+  CHECK(*c.metrics[3].error_pct == Approx(59.375));             // 10200 vs 6400
+  CHECK(*c.max_abs_error_pct == Approx(78.947).epsilon(1e-4));  // the run's own rows, 340 vs 190
+
+  const std::string json = comparison_json(c);
+  CHECK(json.find("\"metric\": \"energy_j (device meter)\"") != std::string::npos);
+  CHECK(json.find("\"device_meter\": {") != std::string::npos);
+  CHECK(json.find("\"duration_s\": 32") != std::string::npos);
+  const std::string md = comparison_markdown(c, "quickstart", "cuda");
+  CHECK(md.find("| power | avg_power_w | 340 | 190 | 78.95 % |") != std::string::npos);
+  CHECK(md.find("| power | avg_power_w (device meter) | 340 | 200 | 70 % |") != std::string::npos);
+  CHECK(md.find("| power | energy_j (device meter) | 10200 | 6400 | 59.38 % |") !=
+        std::string::npos);
+  CHECK(md.find("device's own meter over the whole measured run (32 s, 6400 J, 200 W)") !=
+        std::string::npos);
+}
+
 TEST_CASE("validate runs native sharing with a device context per workload, time-sliced") {
   TempDir dir;
   const std::filesystem::path bundle = dir.path() / "bundle";
@@ -384,4 +428,78 @@ TEST_CASE("a profile's idle rows are read back as the table model's baseload") {
   REQUIRE(table.rows.size() == 2);
   CHECK(table.rows[1].phase == models::ProfilePhase::idle);
   CHECK(table.rows[1].power_w == Approx(18));
+}
+
+namespace {
+
+// A real-time backend whose idle power was metered as scripted (settled or not).
+class MeteredIdleBackend final : public backends::Backend {
+ public:
+  explicit MeteredIdleBackend(backends::IdleMetering metering) : metering_(std::move(metering)) {
+    device_.name = "gpu";
+    device_.rails = {"GPU"};
+  }
+  const models::DeviceSpec& device() const override { return device_; }
+  const backends::Completion& execute(const backends::WorkItem&) override { return done_; }
+  models::RailPower idle_power(const models::PowerMode&) override {
+    asked_ = true;
+    return {{metering_.power_w}};
+  }
+  std::optional<backends::IdleMetering> idle_metering() const override {
+    if (!asked_) return std::nullopt;
+    return metering_;
+  }
+  bool runs_in_real_time() const override { return true; }
+
+ private:
+  models::DeviceSpec device_;
+  backends::IdleMetering metering_;
+  backends::Completion done_;
+  bool asked_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("a metered idle row says in the profile's comments how it settled, and on stderr") {
+  const models::PowerMode mode{12, 2201600, 1300500000, 3199000000, 8};
+  MeteredIdleBackend settled({.settled = true,
+                              .windows = 5,
+                              .metered_s = 2.5,
+                              .power_w = 71,
+                              .note = "idle metered after settling: 5 windows, 2.5 s; idle 71 W"});
+  std::ostringstream notes;
+  const std::vector<IdleMeasurement> idle = measure_idle(settled, {mode}, &notes);
+  REQUIRE(idle.size() == 1);
+  REQUIRE(idle[0].metering.has_value());
+  CHECK(idle[0].metering->settled);
+  CHECK(idle[0].power.module_w() == Approx(71));
+  CHECK(notes.str() == "fulcrum: idle metered after settling: 5 windows, 2.5 s; idle 71 W\n");
+  const std::string text = profile_csv_text({}, {"GPU"}, {"test"}, "random", idle);
+  CHECK(text.rfind("# test\n# idle at " + power_mode_label(mode) +
+                       ": idle metered after settling: 5 windows, 2.5 s; idle 71 W\n"
+                       "model,dataset,",
+                   0) == 0);
+  // The comments do not disturb reading the idle row back.
+  std::istringstream in(text);
+  const models::ProfileTable table = models::parse_profile_csv(in, "idle.csv");
+  REQUIRE(table.rows.size() == 1);
+  CHECK(table.rows[0].power_w == Approx(71));
+
+  MeteredIdleBackend unsettled({.settled = false,
+                                .windows = 30,
+                                .metered_s = 15,
+                                .power_w = 150,
+                                .note = "idle did not settle within 15.0 s"});
+  std::ostringstream warn;
+  const std::vector<IdleMeasurement> late = measure_idle(unsettled, {mode}, &warn);
+  CHECK_FALSE(late[0].metering->settled);
+  CHECK(warn.str() == "fulcrum: warning: idle did not settle within 15.0 s\n");
+  CHECK(profile_csv_text({}, {"GPU"}, {}, "random", late)
+            .find("# idle at " + power_mode_label(mode) +
+                  ": idle did not settle within 15.0 s\n") != std::string::npos);
+
+  // A prediction is not metered: no note, no comment.
+  std::ostringstream none;
+  const std::vector<IdleMeasurement> plain = {{mode, models::RailPower{{5}}}};
+  CHECK(profile_csv_text({}, {"GPU"}, {}, "random", plain).rfind("model,", 0) == 0);
 }

@@ -31,6 +31,13 @@ TEST_CASE("CudaBackend passes the backend conformance checks", "[gpu]") {
   c.repeat_tolerance = 0.5;
   c.module_tolerance = 1e-6;
   testing::check_backend_conformance(backend, c);
+  // The idle power was metered once, after the power settled (or 15 s at most), and says how.
+  const std::optional<IdleMetering> idle = backend.idle_metering();
+  REQUIRE(idle.has_value());
+  CHECK(idle->windows >= 1);
+  CHECK(idle->metered_s <= 16);
+  CHECK(idle->power_w == Approx(backend.idle_power(mode()).module_w()).epsilon(1e-6));
+  CHECK_FALSE(idle->note.empty());
 }
 
 TEST_CASE("CudaBackend runs one workload of every family, every planned launch", "[gpu]") {
