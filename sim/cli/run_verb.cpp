@@ -129,6 +129,10 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         << (prepared.backend->runs_in_real_time() ? " s in real time" : " s simulated") << ") on "
         << prepared.resolved.device->name << " at " << power_mode_label(prepared.resolved.mode)
         << "\n";
+    if (options_in.backend != "sim") {
+      // The baseload is metered before the clock starts, once the GPU's power has settled.
+      err << "fulcrum: metering the device's idle power first (until it settles, at most 15 s)\n";
+    }
   }
   std::vector<std::string> command_line{"fulcrum", "run"};
   command_line.insert(command_line.end(), args.begin(), args.end());
