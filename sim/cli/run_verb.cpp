@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <ostream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "backends/backend_factory.hpp"
+#include "backends/hardware/settled_idle.hpp"
 #include "models/error.hpp"
 #include "sim/cli/progress_display.hpp"
 #include "sim/cli/scenario_run.hpp"
@@ -131,7 +133,9 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         << "\n";
     if (options_in.backend != "sim") {
       // The baseload is metered before the clock starts, once the GPU's power has settled.
-      err << "fulcrum: metering the device's idle power first (until it settles, at most 15 s)\n";
+      const auto most = std::chrono::duration<double>(backends::IdleSettleOptions{}.max_settle);
+      err << "fulcrum: metering the device's idle power first (until it settles, at most "
+          << fixed(most.count(), 0) << " s)\n";
     }
   }
   std::vector<std::string> command_line{"fulcrum", "run"};
