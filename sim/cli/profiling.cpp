@@ -1,10 +1,12 @@
 #include "sim/cli/profiling.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <sstream>
 
 #include "backends/hardware/jetson_clock_control.hpp"
+#include "backends/hardware/nvml_power_meter.hpp"
 #include "models/device/mode_space.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
@@ -382,6 +384,88 @@ std::vector<models::PowerMode> measurable_modes(const std::vector<models::PowerM
     }
   }
   return {current};
+}
+
+std::string device_json(const models::DeviceSpec& device, const std::string& backend_name,
+                        bool hardware, const backends::ClockControl* clocks,
+                        const ClockOptions& clock_options, double noise,
+                        const std::optional<backends::EnergyReading>& whole_run) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("backend").value(backend_name);
+  w.key("device").value(device.name);
+  if (!hardware) {
+    w.key("gpu_name").value("simulated " + device.name + " (" + device.gpu_arch + ")");
+    w.key("driver").null();
+    w.key("sm_count").value(device.gpu_sms);
+    w.key("clocks_read_back").null();
+    w.key("power_meter").value("simulated: the analytic model's rail powers");
+    w.key("sampling_interval_ms").null();
+    w.key("noise_sigma").value(noise);
+    w.end_object();
+    return w.take();
+  }
+  // What this host's meter and clocks say (the backend keeps its own meter; this is the same
+  // choice make_power_meter makes for it).
+  std::unique_ptr<backends::PowerMeter> meter;
+  try {
+    meter = backends::make_power_meter(
+        {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
+  } catch (const Error& e) {
+    meter = std::make_unique<backends::NullPowerMeter>();
+  }
+  // On a data-centre GPU NVML names the GPU and the driver; elsewhere the catalog's device.
+  const auto* nvml = dynamic_cast<const backends::NvmlPowerMeter*>(meter.get());
+  const std::optional<backends::NvmlDeviceInfo> info =
+      nvml ? std::optional(nvml->info()) : std::nullopt;
+  w.key("gpu_name").value(info && !info->name.empty() ? info->name : device.name);
+  if (info && !info->driver_version.empty()) {
+    w.key("driver").value(info->driver_version);
+  } else {
+    w.key("driver").null();
+  }
+  if (info) {
+    w.key("nvml_sm_clock_mhz")
+        .value(info->sm_clock_mhz ? std::optional<double>(*info->sm_clock_mhz) : std::nullopt);
+    w.key("nvml_mem_clock_mhz")
+        .value(info->mem_clock_mhz ? std::optional<double>(*info->mem_clock_mhz) : std::nullopt);
+    w.key("nvml_power_limit_w").value(info->power_limit_w);
+  }
+  w.key("sm_count").value(device.gpu_sms);
+  w.key("clocks_read_back");
+  if (clocks != nullptr) {
+    const backends::ClockReading r = clocks->read();
+    w.begin_object();
+    w.key("control").value(clocks->name());
+    w.key("online_cores")
+        .value(r.online_cores ? std::optional<double>(*r.online_cores) : std::nullopt);
+    w.key("cpu_khz").value(r.cpu_khz);
+    w.key("gpu_hz").value(r.gpu_hz);
+    w.key("emc_hz").value(r.emc_hz);
+    w.key("notes").begin_array();
+    for (const std::string& n : r.notes) w.value(n);
+    w.end_array();
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.key("power_meter").value(meter->name());
+  w.key("sampling_interval_ms")
+      .value(std::chrono::duration<double, std::milli>(meter->sampling_interval()).count());
+  // The meter over the whole measured run, idle gaps included: the energy the device really
+  // drew, beside the run's own figure (per-item energies plus idle power over the gaps).
+  w.key("whole_run_meter");
+  if (whole_run && meter->measures()) {
+    w.begin_object();
+    w.key("duration_s").value(whole_run->duration_s);
+    w.key("energy_j").value(whole_run->module_energy_j);
+    w.key("avg_power_w").value(whole_run->average_power_w());
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.end_object();
+  return w.take();
 }
 
 }  // namespace fulcrum::sim

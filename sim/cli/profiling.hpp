@@ -132,4 +132,14 @@ std::vector<models::PowerMode> measurable_modes(const std::vector<models::PowerM
                                                 const models::DeviceSpec& device,
                                                 std::ostream& notes);
 
+// device.json of a run on `backend_name`: on hardware, what this host's meter and clocks say --
+// the GPU's name and driver (from NVML where it answers, else the catalog's device), SMs, the
+// clocks read back through `clocks` (may be null), the power meter and its sampling interval, and
+// `whole_run`, the meter over the whole measured run, when one was taken. For the simulated
+// device, the same keys as the simulation knows them, with the emulation's `noise` sigma.
+std::string device_json(const models::DeviceSpec& device, const std::string& backend_name,
+                        bool hardware, const backends::ClockControl* clocks,
+                        const ClockOptions& clock_options, double noise,
+                        const std::optional<backends::EnergyReading>& whole_run);
+
 }  // namespace fulcrum::sim

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "backends/backend_factory.hpp"
+#include "backends/hardware/power_meter.hpp"
 #include "backends/hardware/settled_idle.hpp"
 #include "models/error.hpp"
+#include "sim/cli/profiling.hpp"
 #include "sim/cli/progress_display.hpp"
 #include "sim/cli/scenario_run.hpp"
 #include "sim/cli/verb_support.hpp"
@@ -131,12 +133,38 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         << (prepared.backend->runs_in_real_time() ? " s in real time" : " s simulated") << ") on "
         << prepared.resolved.device->name << " at " << power_mode_label(prepared.resolved.mode)
         << "\n";
-    if (options_in.backend != "sim") {
-      // The baseload is metered before the clock starts, once the GPU's power has settled.
+  }
+  // A hardware run also writes device.json: what measured it (GPU, driver, clocks read back, the
+  // power meter and its interval) and the meter over the whole run.
+  const bool hardware = options_in.backend != "sim";
+  const models::DeviceSpec& device = *prepared.resolved.device;
+  std::unique_ptr<backends::ClockControl> clocks;
+  std::unique_ptr<backends::PowerMeter> run_meter;
+  ExtraOutputs extra;
+  if (hardware) {
+    clocks = make_clock_control(ClockOptions{}, true, err);  // reads only: a run changes no clock
+    if (!quiet) {
       const auto most = std::chrono::duration<double>(backends::IdleSettleOptions{}.max_settle);
       err << "fulcrum: metering the device's idle power first (until it settles, at most "
           << fixed(most.count(), 0) << " s)\n";
     }
+    // The baseload, metered before the run's own meter starts (the backend keeps it).
+    (void)prepared.backend->idle_power(prepared.resolved.mode);
+    try {
+      run_meter = backends::make_power_meter({.summed_rails = device.rails});
+      run_meter->start();
+    } catch (const Error& e) {
+      run_meter.reset();
+      if (!quiet) err << "fulcrum: no meter over the whole run (" << e.what() << ")\n";
+    }
+    extra = [&](const std::filesystem::path& staging) {
+      std::optional<backends::EnergyReading> whole_run;
+      if (run_meter) whole_run = run_meter->stop();
+      write_file_atomically(staging / "device.json",
+                            device_json(device, options_in.backend, true, clocks.get(),
+                                        ClockOptions{}, 0, whole_run));
+      return std::vector<std::string>{"device.json"};
+    };
   }
   std::vector<std::string> command_line{"fulcrum", "run"};
   command_line.insert(command_line.end(), args.begin(), args.end());
@@ -144,7 +172,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   std::optional<ProgressDisplay> progress;
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
   const ScenarioRun r = run_prepared(std::move(prepared), folder, command_line,
-                                     progress ? progress->callback() : ProgressFn{});
+                                     progress ? progress->callback() : ProgressFn{}, extra);
   if (!quiet) {
     out << r.summary_json;
     err << format_summary_text(r.result);

@@ -91,7 +91,8 @@ RunResult simulate(PreparedRun& prepared, RunObserver* observer, ProgressFn prog
 }
 
 ScenarioRun run_prepared(PreparedRun prepared, ResultFolder& folder,
-                         const std::vector<std::string>& command_line, ProgressFn progress) {
+                         const std::vector<std::string>& command_line, ProgressFn progress,
+                         const ExtraOutputs& extra) {
   ScenarioRun r{std::move(prepared), {}, {}, {}, 0};
   const Scenario& scenario = r.prepared.resolved.scenario;
   const auto start = std::chrono::steady_clock::now();
@@ -118,6 +119,11 @@ ScenarioRun run_prepared(PreparedRun prepared, ResultFolder& folder,
     for (const auto& path : writer.outputs())
       r.outputs.push_back(folder.target() / path.filename());
     r.outputs.push_back(folder.target() / "run.json");
+    if (extra) {
+      for (const std::string& name : extra(folder.staging_dir())) {
+        r.outputs.push_back(folder.target() / name);
+      }
+    }
   } catch (const Interrupted& e) {
     // Re-thrown with the folder named: only here is it known what the interrupt left.
     throw folder.interrupted(e.signal());

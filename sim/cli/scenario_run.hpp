@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,9 +77,13 @@ struct ScenarioRun {
 // then publishes the folder (results appear only when the run succeeded, all at once).
 // `progress` as in run(); between its steps, and as files are written, the run checks for an
 // interrupt (sim/report/interrupt.hpp) and throws Interrupted naming the folder.
+// Files a caller adds to a run's folder once the run has ended: writes them into the staging
+// folder it is given and returns their names (each one ResultFolder knows as a result file).
+using ExtraOutputs = std::function<std::vector<std::string>(const std::filesystem::path& staging)>;
+
 ScenarioRun run_prepared(PreparedRun prepared, ResultFolder& folder,
                          const std::vector<std::string>& command_line = {},
-                         ProgressFn progress = {});
+                         ProgressFn progress = {}, const ExtraOutputs& extra = {});
 
 // As above into `out_dir` when given (claimed with ResultFolder's defaults: another run into it
 // is an InputError), else without any files.

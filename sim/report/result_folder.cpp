@@ -25,9 +25,9 @@ namespace {
 
 // What a run writes into its folder. A new output file is added here too, or a folder holding it
 // could no longer be replaced.
-constexpr std::array<std::string_view, 7> kDataFiles{"summary.json",    "run.json",  "requests.csv",
-                                                     "minibatches.csv", "power.csv", "trace.json",
-                                                     "epochs.csv"};
+constexpr std::array<std::string_view, 8> kDataFiles{
+    "summary.json", "run.json",   "requests.csv", "minibatches.csv",
+    "power.csv",    "trace.json", "epochs.csv",   "device.json"};  // device.json: hardware runs
 // The figures scripts/plot.py draws into a run's folder (its --format choices).
 constexpr std::array<std::string_view, 4> kFigures{"latency", "latency_cdf", "power", "timeline"};
 constexpr std::array<std::string_view, 3> kFigureFormats{"png", "pdf", "svg"};

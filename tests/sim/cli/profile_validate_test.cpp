@@ -503,3 +503,46 @@ TEST_CASE("a metered idle row says in the profile's comments how it settled, and
   const std::vector<IdleMeasurement> plain = {{mode, models::RailPower{{5}}}};
   CHECK(profile_csv_text({}, {"GPU"}, {}, "random", plain).rfind("model,", 0) == 0);
 }
+
+TEST_CASE("device.json of a hardware run names the meter, its interval, the clocks and the run") {
+  TempDir sysfs;
+  fulcrum::testing::write_orin_clocks(sysfs);  // at MAXN
+  fulcrum::testing::write_hwmon(
+      sysfs, "hwmon1", "ina3221",
+      {{"VDD_GPU_SOC", 5000, 2000}, {"VDD_CPU_CV", 5000, 800}, {"VIN_SYS_5V0", 5000, 1200}});
+  const models::DeviceCatalog devices = devices_from(default_data_dir());
+  const models::DeviceSpec& orin = devices.get("orin-agx-64gb");
+  const ClockOptions options{.sysfs_root = sysfs.path().string()};
+  std::ostringstream notes;
+  const auto clocks = make_clock_control(options, true, notes);
+  backends::EnergyReading whole_run;
+  whole_run.duration_s = 2;
+  whole_run.module_energy_j = 40;
+  const std::string json = device_json(orin, "cuda", true, clocks.get(), options, 0, whole_run);
+  CHECK(json.find("\"backend\": \"cuda\"") != std::string::npos);
+  CHECK(json.find("\"power_meter\": \"ina3221") != std::string::npos);
+  CHECK(json.find("\"sampling_interval_ms\": 10") != std::string::npos);
+  CHECK(json.find("\"gpu_hz\": 1300500000") != std::string::npos);  // read back from the tree
+  CHECK(json.find("\"avg_power_w\": 20") != std::string::npos);     // 40 J over 2 s
+  // Without a measurement of the whole run there is no such figure.
+  CHECK(device_json(orin, "cuda", true, clocks.get(), options, 0, std::nullopt)
+            .find("\"whole_run_meter\": null") != std::string::npos);
+}
+
+TEST_CASE("a run's folder takes extra outputs written before it is published") {
+  TempDir dir;
+  const std::filesystem::path out = dir.path() / "run";
+  RunOptions options;
+  options.overrides = {"duration_s=1"};
+  PreparedRun prepared = prepare_run("scenarios/quickstart.yaml", options);
+  ResultFolder folder(out);
+  const ScenarioRun r = run_prepared(std::move(prepared), folder, {}, {},
+                                     [](const std::filesystem::path& staging) {
+                                       write_file_atomically(staging / "device.json", "{}\n");
+                                       return std::vector<std::string>{"device.json"};
+                                     });
+  CHECK(slurp(out / "device.json") == "{}\n");
+  CHECK(std::find(r.outputs.begin(), r.outputs.end(), out / "device.json") != r.outputs.end());
+  // A later run may replace the folder: device.json is one of a run's own files.
+  CHECK(ResultFolder::is_result_file_name("device.json"));
+}
