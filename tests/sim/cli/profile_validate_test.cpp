@@ -536,11 +536,11 @@ TEST_CASE("a run's folder takes extra outputs written before it is published") {
   options.overrides = {"duration_s=1"};
   PreparedRun prepared = prepare_run("scenarios/quickstart.yaml", options);
   ResultFolder folder(out);
-  const ScenarioRun r = run_prepared(std::move(prepared), folder, {}, {},
-                                     [](const std::filesystem::path& staging) {
-                                       write_file_atomically(staging / "device.json", "{}\n");
-                                       return std::vector<std::string>{"device.json"};
-                                     });
+  const ScenarioRun r =
+      run_prepared(std::move(prepared), folder, {}, {}, [](const std::filesystem::path& staging) {
+        write_file_atomically(staging / "device.json", "{}\n");
+        return std::vector<std::string>{"device.json"};
+      });
   CHECK(slurp(out / "device.json") == "{}\n");
   CHECK(std::find(r.outputs.begin(), r.outputs.end(), out / "device.json") != r.outputs.end());
   // A later run may replace the folder: device.json is one of a run's own files.
