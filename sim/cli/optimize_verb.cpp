@@ -205,9 +205,9 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
   problem.objective = spec.objective == "per-second" ? search::Objective::per_second
                                                      : search::Objective::per_window;
   problem.grid = spec.modes;
-  // The time-weighted power charges idle time at the catalog's idle figure (its source is in the
-  // device file); the measurements have none of their own.
-  problem.idle_power_w = device.idle_w.value_or(0.0);
+  // The time-weighted power charges idle time at the catalog's idle figure; the measurements
+  // have none of their own.
+  problem.idle_power_w = search::catalog_idle_power_w(device);
   std::optional<search::SearchContext> context;
   try {
     context.emplace(search::make_context(*truth, problem, seed));
