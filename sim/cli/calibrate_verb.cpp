@@ -214,7 +214,7 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
       "at", po::value<std::string>(),
       "with --fit: CSV of rows to report MAPE on (default: the "
       "workload's other reference rows)");
-  const po::variables_map vm = parse_verb("calibrate", args, options, {});
+  const po::variables_map vm = parse_verb("calibrate", args, options);
   if (vm.count("help")) {
     out << verb_usage(
         "calibrate [--device NAME] [--reference DIR] [--out PATH]\n"

@@ -177,13 +177,7 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
       "name", po::value<std::string>()->default_value("probed-gpu"),
       "--probe: the catalog name of the device (and its file name)")(
       "out", po::value<std::string>(), "--probe: write the device file here (default: stdout)");
-  po::options_description hidden;
-  hidden.add_options()("device", po::value<std::vector<std::string>>(), "device");
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("device", -1);
-  const po::variables_map vm = parse_verb("devices", args, all, positional);
+  const auto [vm, names] = parse_verb("devices", args, options, "device");
   if (vm.count("help")) {
     out << verb_usage("devices [NAME] | devices --probe [--name NAME] [--out FILE]",
                       "Without NAME: one line per device of the catalog. With NAME: that device's\n"
@@ -204,11 +198,8 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
     return 0;
   }
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
-  if (vm.count("device")) {
-    const auto& names = vm["device"].as<std::vector<std::string>>();
-    if (names.size() != 1)
-      throw InputError(std::nullopt, "fulcrum devices", "expected at most one NAME");
-    print_device(catalog.get(names[0]), out);
+  if (!names.empty()) {
+    print_device(catalog.get(only_operand(names, "devices", "expected at most one NAME")), out);
     return 0;
   }
   TextTable t({"device", "SoC", "CPU cores", "CPU max MHz", "GPU max MHz", "EMC max MHz",

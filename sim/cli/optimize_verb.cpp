@@ -105,13 +105,7 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
       "seed", po::value<std::string>(), "replace the scenario's (and the search's) seed")(
       "reference", po::value<std::string>(),
       "reference folder holding measurements/ (default: $FULCRUM_REFERENCE_DIR or the build's)");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::vector<std::string>>(), "scenario");
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", -1);
-  const po::variables_map vm = parse_verb("optimize", args, all, positional);
+  const auto [vm, operands] = parse_verb("optimize", args, options, "scenario");
   if (vm.count("help")) {
     out << verb_usage(
         "optimize SCENARIO [--out DIR]",
@@ -124,13 +118,7 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
         options);
     return 0;
   }
-  const std::vector<std::string> operands = vm.count("scenario")
-                                                ? vm["scenario"].as<std::vector<std::string>>()
-                                                : std::vector<std::string>{};
-  if (operands.size() != 1) {
-    throw InputError(std::nullopt, "fulcrum optimize", "expected one SCENARIO");
-  }
-  const std::string path = operands[0];
+  const std::string path = only_operand(operands, "optimize", "expected one SCENARIO");
   RunOptions run_options;
   if (vm.count("set")) run_options.overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("seed")) run_options.seed = parse_seed(vm["seed"].as<std::string>());
@@ -205,9 +193,9 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
   problem.objective = spec.objective == "per-second" ? search::Objective::per_second
                                                      : search::Objective::per_window;
   problem.grid = spec.modes;
-  // The time-weighted power charges idle time at the catalog's idle figure (its source is in the
-  // device file); the measurements have none of their own.
-  problem.idle_power_w = device.idle_w.value_or(0.0);
+  // The time-weighted power charges idle time at the catalog's idle figure; the measurements
+  // have none of their own.
+  problem.idle_power_w = search::catalog_idle_power_w(device);
   std::optional<search::SearchContext> context;
   try {
     context.emplace(search::make_context(*truth, problem, seed));

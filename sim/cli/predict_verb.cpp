@@ -163,7 +163,7 @@ int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::os
       "when the fit rows are few (default 0: exactly 100 epochs; docs/PREDICT.md)")(
       "device", po::value<std::string>()->default_value("orin-agx-64gb"),
       "analytic: the catalog device the rows were measured on");
-  const po::variables_map vm = parse_verb("predict", args, options, {});
+  const po::variables_map vm = parse_verb("predict", args, options);
   if (vm.count("help")) {
     out << verb_usage(
         "predict --fit PROFILE.csv --at PROFILE.csv [--predictor "

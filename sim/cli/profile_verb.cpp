@@ -50,7 +50,7 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   add_settle_options(options);
   add_clock_options(options);
   add_backend_flag_options(options);
-  const po::variables_map vm = parse_verb("profile", args, options, {});
+  const po::variables_map vm = parse_verb("profile", args, options);
   if (vm.count("help")) {
     out << verb_usage(
         "profile --workloads LIST [--phases LIST] [--batch-sizes LIST] [--modes LIST]\n"

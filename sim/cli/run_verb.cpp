@@ -46,13 +46,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "quiet,q", "print nothing on success (files are still written)")(
       "progress", "show progress even when stderr is not a terminal (one line per update)");
   add_backend_flag_options(options);
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::vector<std::string>>(), "scenario file");
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", -1);
-  const po::variables_map vm = parse_verb("run", args, all, positional);
+  const auto [vm, scenarios] = parse_verb("run", args, options, "scenario");
   if (vm.count("help")) {
     out << verb_usage(
         "run SCENARIO [--out DIR] [--wait] [--seed N] [--set key.path=value]...\n"
@@ -85,13 +79,9 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         options);
     return 0;
   }
-  if (!vm.count("scenario"))
-    throw InputError(std::nullopt, "fulcrum run", "missing the SCENARIO file");
-  const auto& scenarios = vm["scenario"].as<std::vector<std::string>>();
-  if (scenarios.size() != 1) {
-    throw InputError(std::nullopt, "fulcrum run",
-                     "expected one SCENARIO file, got " + std::to_string(scenarios.size()));
-  }
+  if (scenarios.empty()) throw InputError(std::nullopt, "fulcrum run", "missing the SCENARIO file");
+  const std::string& scenario_file = only_operand(
+      scenarios, "run", "expected one SCENARIO file, got " + std::to_string(scenarios.size()));
   RunOptions options_in;
   options_in.backend = vm["backend"].as<std::string>();
   backends::require_available(options_in.backend);
@@ -110,7 +100,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   // From here a signal stops the run at its next check point instead of killing the process, so
   // that what it staged is removed (sim/report/interrupt.hpp).
   const InterruptHandlers interrupt_handlers;
-  PreparedRun prepared = prepare_run(scenarios[0], options_in);
+  PreparedRun prepared = prepare_run(scenario_file, options_in);
   const std::filesystem::path out_dir =
       vm.count("out") ? std::filesystem::path(vm["out"].as<std::string>())
                       : std::filesystem::path("out") / prepared.resolved.scenario.name;

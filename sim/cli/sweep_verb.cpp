@@ -63,13 +63,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       "reference", po::value<std::string>(),
       "reference folder holding measurements/ (default: $FULCRUM_REFERENCE_DIR or the build's)")(
       "quiet,q", po::bool_switch(), "no progress line");
-  po::options_description hidden;
-  hidden.add_options()("files", po::value<std::vector<std::string>>(), "files");
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("files", -1);
-  const po::variables_map vm = parse_verb("sweep", args, all, positional);
+  const auto [vm, files] = parse_verb("sweep", args, options, "files");
   if (vm.count("help")) {
     out << verb_usage(
         "sweep SWEEP.yaml [--shard K/N] [--out FILE.csv]\n       fulcrum sweep --merge --out "
@@ -84,8 +78,6 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
         options);
     return 0;
   }
-  const std::vector<std::string> files =
-      vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (vm["merge"].as<bool>()) {
     if (!vm.count("out")) throw InputError(std::nullopt, "fulcrum sweep", "--merge needs --out");
     sweep::SweepSummary summary;
@@ -94,14 +86,13 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     out << sweep::format_summary(summary) << "wrote " << vm["out"].as<std::string>() << "\n";
     return 0;
   }
-  if (files.size() != 1) {
-    throw InputError(std::nullopt, "fulcrum sweep", "expected one SWEEP.yaml (or --merge)");
-  }
+  const std::string& sweep_file =
+      only_operand(files, "sweep", "expected one SWEEP.yaml (or --merge)");
   sweep::SweepOptions o;
   o.threads = vm["threads"].as<unsigned>();
   if (vm.count("shard"))
     std::tie(o.shard, o.shards) = sweep::parse_shard(vm["shard"].as<std::string>());
-  const sweep::SweepSpec spec = sweep::load_sweep(files[0], search::strategy_registry().names());
+  const sweep::SweepSpec spec = sweep::load_sweep(sweep_file, search::strategy_registry().names());
   const std::string reference =
       vm.count("reference") ? vm["reference"].as<std::string>() : default_reference_dir().path;
   const sweep::SweepTruths truths =

@@ -131,13 +131,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   add_settle_options(options);
   add_clock_options(options);
   add_backend_flag_options(options);
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::vector<std::string>>(), "scenario file");
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", -1);
-  const po::variables_map vm = parse_verb("validate", args, all, positional);
+  const auto [vm, operands] = parse_verb("validate", args, options, "scenario");
   if (vm.count("help")) {
     out << verb_usage(
         "validate SCENARIO [--out DIR] [--backend NAME] [--duration-s S] [--noise SIGMA]\n"
@@ -157,10 +151,8 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
         options);
     return 0;
   }
-  if (!vm.count("scenario") || vm["scenario"].as<std::vector<std::string>>().size() != 1) {
-    throw InputError(std::nullopt, "fulcrum validate", "expected one SCENARIO file");
-  }
-  const std::string scenario_path = vm["scenario"].as<std::vector<std::string>>()[0];
+  const std::string scenario_path =
+      only_operand(operands, "validate", "expected one SCENARIO file");
   const std::string backend_name = vm["backend"].as<std::string>();
   backends::require_available(backend_name);
   const bool hardware = backend_name != "sim";

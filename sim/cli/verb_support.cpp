@@ -29,6 +29,26 @@ po::variables_map parse_verb(const std::string& verb, const std::vector<std::str
   return vm;
 }
 
+ParsedVerb parse_verb(const std::string& verb, const std::vector<std::string>& args,
+                      const po::options_description& options, const std::string& operand) {
+  po::options_description hidden;
+  hidden.add_options()(operand.c_str(), po::value<std::vector<std::string>>(), operand.c_str());
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add(operand.c_str(), -1);
+  ParsedVerb parsed;
+  parsed.vm = parse_verb(verb, args, all, positional);
+  if (parsed.vm.count(operand)) parsed.operands = parsed.vm[operand].as<std::vector<std::string>>();
+  return parsed;
+}
+
+const std::string& only_operand(const std::vector<std::string>& operands, const std::string& verb,
+                                const std::string& problem) {
+  if (operands.size() != 1) throw InputError(std::nullopt, "fulcrum " + verb, problem);
+  return operands.front();
+}
+
 std::string verb_usage(const std::string& synopsis, const std::string& what,
                        const po::options_description& options) {
   std::ostringstream s;

@@ -1,8 +1,8 @@
 // What the verbs share: option parsing that turns Boost's complaints into InputError, the layout
 // of a verb's --help, and small parsers and formatters.
 //
-//   const po::variables_map vm = parse_verb("devices", args, options, positional);
-//   if (vm.count("help")) { out << verb_usage("devices [NAME]", "What it does.", options); ... }
+//   const po::variables_map vm = parse_verb("workloads", args, options);
+//   if (vm.count("help")) { out << verb_usage("workloads", "What it does.", options); ... }
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -18,7 +18,29 @@ namespace fulcrum::sim {
 boost::program_options::variables_map parse_verb(
     const std::string& verb, const std::vector<std::string>& args,
     const boost::program_options::options_description& options,
-    const boost::program_options::positional_options_description& positional);
+    const boost::program_options::positional_options_description& positional =
+        boost::program_options::positional_options_description());
+
+// A verb's options and its operands (positional arguments), in the order given.
+struct ParsedVerb {
+  boost::program_options::variables_map vm;
+  std::vector<std::string> operands;
+};
+
+// parse_verb() for a verb with operands: they are collected under the hidden option `operand`
+// (which `--operand VALUE` also gives) and returned, none when absent. Their count is the
+// verb's to check, after --help (e.g. with only_operand()).
+//
+//   const auto [vm, operands] = parse_verb("run", args, options, "scenario");
+//   if (vm.count("help")) { ... }
+//   const std::string& path = only_operand(operands, "run", "expected one SCENARIO file");
+ParsedVerb parse_verb(const std::string& verb, const std::vector<std::string>& args,
+                      const boost::program_options::options_description& options,
+                      const std::string& operand);
+
+// The one operand of a verb that takes exactly one; otherwise InputError "fulcrum VERB: problem".
+const std::string& only_operand(const std::vector<std::string>& operands, const std::string& verb,
+                                const std::string& problem);
 
 // A verb's --help: "Usage: fulcrum <synopsis>", a blank line, `what`, a blank line, the options.
 std::string verb_usage(const std::string& synopsis, const std::string& what,

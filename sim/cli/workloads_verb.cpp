@@ -16,7 +16,7 @@ namespace po = boost::program_options;
 int cmd_workloads(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
   po::options_description options("Options");
   options.add_options()("help,h", "this help");
-  const po::variables_map vm = parse_verb("workloads", args, options, {});
+  const po::variables_map vm = parse_verb("workloads", args, options);
   if (vm.count("help")) {
     out << verb_usage("workloads",
                       "The DNN workloads of the catalog with their parameters, GFLOPs per sample\n"

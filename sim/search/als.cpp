@@ -67,19 +67,13 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   MeasuredSet& set = *kept_;
   const models::ModeSpace& grid = context.grid;
   SeriesModels models(grid, set.series().size());
-  const std::size_t budget =
-      static_cast<std::size_t>(std::min<long>(options_.max_modes, static_cast<long>(grid.size())));
-  auto within_budget = [&] {
-    return set.modes().size() < budget &&
-           (!profiler.max_modes() ||
-            static_cast<int>(profiler.modes().size()) < *profiler.max_modes());
-  };
+  const ModeBudget budget(options_.max_modes, grid.size(), profiler);
   // 1. Space-filling seed.
   std::vector<std::size_t> tried;
   for (std::size_t i : space_filling(
            models.features(),
-           std::min<std::size_t>(budget, static_cast<std::size_t>(options_.seed_modes)))) {
-    if (!within_budget()) break;
+           std::min<std::size_t>(budget.modes(), static_cast<std::size_t>(options_.seed_modes)))) {
+    if (!budget.allows(set.modes().size())) break;
     set.measure(profiler, grid, i);
     tried.push_back(i);
   }
@@ -88,7 +82,7 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   stop_reason_ = "budget";
   const std::vector<View> views = views_of(set);
   // 2. The active loop.
-  for (int round = 0; within_budget(); ++round) {
+  for (int round = 0; budget.allows(set.modes().size()); ++round) {
     if (set.modes().empty()) break;
     models.fit(set, round % 10 == 0);
     // The measured front of every view.

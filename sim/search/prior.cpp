@@ -65,23 +65,17 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
       if (complete) models.set_offsets(s, std::move(lt), std::move(pw));
     }
   }
-  const std::size_t budget =
-      static_cast<std::size_t>(std::min<long>(options_.max_modes, static_cast<long>(grid.size())));
-  auto within_budget = [&] {
-    return profiler.modes().size() < budget &&
-           (!profiler.max_modes() ||
-            static_cast<int>(profiler.modes().size()) < *profiler.max_modes());
-  };
+  const ModeBudget budget(options_.max_modes, grid.size(), profiler);
   std::vector<char> done(grid.size(), 0);
   for (std::size_t i : space_filling(
            models.features(),
-           std::min<std::size_t>(budget, static_cast<std::size_t>(options_.seed_modes)))) {
-    if (!within_budget()) break;
+           std::min<std::size_t>(budget.modes(), static_cast<std::size_t>(options_.seed_modes)))) {
+    if (!budget.allows(profiler.modes().size())) break;
     done[i] = 1;
     set.measure(profiler, grid, i);
   }
   std::string note = "budget reached";
-  for (int round = 0; within_budget() && !set.modes().empty(); ++round) {
+  for (int round = 0; budget.allows(profiler.modes().size()) && !set.modes().empty(); ++round) {
     models.fit(set, round % 4 == 0);
     const Choice best = set.answer(problem);
     double best_value = -std::numeric_limits<double>::infinity();

@@ -53,4 +53,8 @@ void check_problem(const Problem& p) {
   if (p.grid.empty()) throw InputError(std::nullopt, "grid", "is empty");
 }
 
+double catalog_idle_power_w(const models::DeviceSpec& device) {
+  return device.idle_w.value_or(0.0);
+}
+
 }  // namespace fulcrum::sim::search

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
 
 namespace fulcrum::sim::search {
@@ -51,7 +52,7 @@ struct Problem {
   PowerConstraint power_kind = PowerConstraint::max_of_phases;
   Objective objective = Objective::per_second;
   // Module power while the GPU idles, for PowerConstraint::time_weighted (the measurements have
-  // no idle figure; the caller states it, e.g. from the device catalog's idle_w).
+  // no idle figure; the caller states it, usually catalog_idle_power_w()).
   double idle_power_w = 0;
   // The mode grid a strategy searches: a grid name of the device ("pagoda-441",
   // "powertrain-4368").
@@ -63,6 +64,11 @@ struct Problem {
 // not positive, more than two streams, batch sizes not positive and ascending, a power budget
 // that is not positive, a negative idle power, no grid. make_context() calls it.
 void check_problem(const Problem& problem);
+
+// The idle figure `fulcrum optimize` and `fulcrum sweep` charge idle time at under
+// time-weighted power: the device catalog's idle_w (its source is in the device file), 0 where
+// the catalog has none.
+double catalog_idle_power_w(const models::DeviceSpec& device);
 
 // What profiling cost so far (Profiler::cost()).
 struct ProfilingCost {

@@ -39,8 +39,11 @@ bool Profiler::profiled(const models::PowerMode& mode) const {
 }
 
 bool Profiler::can_profile(const models::PowerMode& mode) const {
-  return profiled(mode) || !options_.max_modes ||
-         static_cast<int>(modes_.size()) < *options_.max_modes;
+  return profiled(mode) || can_profile_new_mode();
+}
+
+bool Profiler::can_profile_new_mode() const {
+  return !options_.max_modes || static_cast<int>(modes_.size()) < *options_.max_modes;
 }
 
 Profile Profiler::profile(std::string_view workload, models::Phase phase, int batch_size,
@@ -79,6 +82,14 @@ Profile Profiler::profile(std::string_view workload, models::Phase phase, int ba
   }
   taken_.emplace(std::move(key), p);
   return p;
+}
+
+ModeBudget::ModeBudget(int max_modes, std::size_t grid_size, const Profiler& profiler)
+    : modes_(static_cast<std::size_t>(std::min<long>(max_modes, static_cast<long>(grid_size)))),
+      profiler_(profiler) {}
+
+bool ModeBudget::allows(std::size_t counted) const {
+  return counted < modes_ && profiler_.can_profile_new_mode();
 }
 
 }  // namespace fulcrum::sim::search

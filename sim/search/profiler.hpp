@@ -9,6 +9,7 @@
 //   if (p.ok()) use(p.value.time_ms, p.value.power_w);
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -64,6 +65,8 @@ class Profiler {
   bool profiled(const models::PowerMode& mode) const;
   // Whether a measurement at `mode` would be accepted (already profiled, or budget left).
   bool can_profile(const models::PowerMode& mode) const;
+  // Whether a mode not profiled yet would be accepted (max_modes unset or not reached).
+  bool can_profile_new_mode() const;
   // Modes profiled, in the order they were first profiled.
   const std::vector<models::PowerMode>& modes() const { return modes_; }
 
@@ -82,6 +85,25 @@ class Profiler {
   std::vector<models::PowerMode> modes_;
   ProfilingCost cost_;
   std::uint64_t truth_reads_ = 0;
+};
+
+// A strategy's own profiling budget -- `max_modes` distinct modes, capped at its grid's size --
+// within the Profiler's max_modes.
+//
+//   ModeBudget budget(options_.max_modes, grid.size(), profiler);
+//   while (budget.allows(profiler.modes().size())) profile_one_more();
+class ModeBudget {
+ public:
+  ModeBudget(int max_modes, std::size_t grid_size, const Profiler& profiler);
+  // The strategy's budget in modes: max_modes capped at the grid's size.
+  std::size_t modes() const { return modes_; }
+  // Whether one more mode may be profiled when `counted` modes have been charged to the
+  // strategy: below its budget, and the profiler would accept a new mode.
+  bool allows(std::size_t counted) const;
+
+ private:
+  std::size_t modes_;
+  const Profiler& profiler_;
 };
 
 }  // namespace fulcrum::sim::search

@@ -31,6 +31,7 @@ SweepTruths SweepTruths::load(const SweepSpec& spec, const std::string& data_dir
   SweepTruths t;
   t.catalog_ = std::make_unique<models::DeviceCatalog>(load_device_catalog(data_dir + "/devices"));
   const models::DeviceSpec& orin = t.catalog_->get("orin-agx-64gb");
+  t.catalog_idle_power_w_ = search::catalog_idle_power_w(orin);
   for (const std::string& name : spec.ground_truths) {
     if (name == "table") {
       t.truths_.push_back(search::TableGroundTruth::load(measurements_dir, orin));
@@ -173,7 +174,8 @@ std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& trut
   SweepConfig c;
   c.truth = truth;
   c.workloads = set;
-  const Problem problem = problem_of(spec, c, spec.arrivals.front().rates_per_s.front());
+  const Problem problem =
+      problem_of(spec, c, spec.arrivals.front().rates_per_s.front(), truths.catalog_idle_power_w());
   const search::GroundTruth& t = truths.at(truth);
   const std::uint64_t seed =
       models::RngStreams(spec.seed)
@@ -230,7 +232,7 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
   bool feasible = true;
   double oracle_total = 0;
   for (double rate : arrivals.rates_per_s) {
-    problems.push_back(problem_of(spec, c, rate));
+    problems.push_back(problem_of(spec, c, rate, truths.catalog_idle_power_w()));
     oracles.push_back(oracle_of(prep, problems.back()));
     feasible = feasible && oracles.back().found;
     if (oracles.back().found) oracle_total += choice_value(problems.back(), oracles.back());

@@ -32,9 +32,13 @@ class SweepTruths {
   static SweepTruths load(const SweepSpec& spec, const std::string& data_dir,
                           const std::string& measurements_dir);
   const search::GroundTruth& at(std::size_t i) const { return *truths_.at(i); }
+  // The idle power a configuration charges where the sweep file sets none: the catalog's idle_w
+  // of the sweep's device (search::catalog_idle_power_w(), as `fulcrum optimize`).
+  double catalog_idle_power_w() const { return catalog_idle_power_w_; }
 
  private:
   std::unique_ptr<models::DeviceCatalog> catalog_;
+  double catalog_idle_power_w_ = 0;
   std::unique_ptr<models::PerfModel> analytic_;
   std::vector<std::unique_ptr<search::GroundTruth>> truths_;
 };

@@ -105,7 +105,8 @@ SweepConfig config_at(const SweepSpec& spec, std::size_t index) {
   return c;
 }
 
-search::Problem problem_of(const SweepSpec& spec, const SweepConfig& config, double arrival_per_s) {
+search::Problem problem_of(const SweepSpec& spec, const SweepConfig& config, double arrival_per_s,
+                           double catalog_idle_w) {
   search::Problem p;
   const WorkloadSet& w = spec.workloads.at(config.workloads);
   p.training = w.training;
@@ -115,7 +116,7 @@ search::Problem problem_of(const SweepSpec& spec, const SweepConfig& config, dou
   p.power_budget_w = spec.power_budgets_w.at(config.power);
   p.power_kind = spec.power_kind;
   p.objective = spec.objective;
-  p.idle_power_w = spec.idle_power_w;
+  p.idle_power_w = spec.idle_power_w.value_or(catalog_idle_w);
   p.grid = spec.grid;
   return p;
 }

@@ -47,7 +47,9 @@ struct SweepSpec {
   std::string grid = "pagoda-441";
   search::Objective objective = search::Objective::per_window;
   search::PowerConstraint power_kind = search::PowerConstraint::max_of_phases;
-  double idle_power_w = 0;
+  // Idle power for time-weighted power; absent: the device catalog's idle_w, as `fulcrum
+  // optimize` charges (SweepTruths::catalog_idle_power_w()).
+  std::optional<double> idle_power_w;
   std::vector<std::string> ground_truths{"table"};  // "table", "analytic"
   std::vector<WorkloadSet> workloads;
   std::vector<ArrivalCase> arrivals;
@@ -75,8 +77,10 @@ struct SweepConfig {
 };
 SweepConfig config_at(const SweepSpec& spec, std::size_t index);
 
-// The search problem of a configuration at one arrival rate (a segment of a dynamic case).
-search::Problem problem_of(const SweepSpec& spec, const SweepConfig& config, double arrival_per_s);
+// The search problem of a configuration at one arrival rate (a segment of a dynamic case);
+// `catalog_idle_w` is its idle power where the spec sets none.
+search::Problem problem_of(const SweepSpec& spec, const SweepConfig& config, double arrival_per_s,
+                           double catalog_idle_w);
 
 // Reads and checks a sweep file; every error is an InputError "file:line:col: key.path: problem".
 // `known_strategies` (sorted) are the names a strategy entry may use.

@@ -451,6 +451,40 @@ TEST_CASE("an unknown verb exits 2 and lists the verbs", "[cli]") {
   CHECK(box.fulcrum("").status == 2);
 }
 
+TEST_CASE("a verb given the wrong number of operands exits 2 with one line saying what it takes",
+          "[cli]") {
+  Sandbox box;
+  const struct {
+    std::string args;
+    std::string expect;
+  } cases[] = {
+      {"run", "fulcrum run: missing the SCENARIO file\n"},
+      {"run a.yaml b.yaml", "fulcrum run: expected one SCENARIO file, got 2\n"},
+      {"run --scenario a.yaml --scenario b.yaml",
+       "fulcrum run: expected one SCENARIO file, got 2\n"},
+      {"optimize", "fulcrum optimize: expected one SCENARIO\n"},
+      {"optimize a.yaml b.yaml", "fulcrum optimize: expected one SCENARIO\n"},
+      {"validate", "fulcrum validate: expected one SCENARIO file\n"},
+      {"validate a.yaml b.yaml", "fulcrum validate: expected one SCENARIO file\n"},
+      {"sweep", "fulcrum sweep: expected one SWEEP.yaml (or --merge)\n"},
+      {"sweep a.yaml b.yaml", "fulcrum sweep: expected one SWEEP.yaml (or --merge)\n"},
+      {"devices orin-agx-64gb orin-nano-8gb", "fulcrum devices: expected at most one NAME\n"},
+      {"workloads resnet18", "^fulcrum workloads: too many positional options"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const Outcome o = box.fulcrum(c.args);
+    CHECK(o.status == 2);
+    CHECK(o.out.empty());
+    if (c.expect.front() == '^') {
+      CHECK(count_lines(o.err) == 1);
+      CHECK(std::regex_search(o.err, std::regex(c.expect)));
+    } else {
+      CHECK(o.err == c.expect);
+    }
+  }
+}
+
 TEST_CASE("help works on the top level and on every verb, and lists only verbs that exist",
           "[cli]") {
   Sandbox box;

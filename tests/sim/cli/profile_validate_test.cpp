@@ -108,7 +108,7 @@ TEST_CASE(
   po::options_description options;
   add_backend_flag_options(options);
   const auto flags_of = [&](const std::vector<std::string>& args, const std::string& backend) {
-    return backend_flags_from(parse_verb("run", args, options, {}), backend);
+    return backend_flags_from(parse_verb("run", args, options), backend);
   };
   const BackendFlags none = flags_of({}, "cuda");
   CHECK_FALSE(none.cuda_graphs);

@@ -9,6 +9,7 @@
 
 #include "models/error.hpp"
 #include "sim/cli/cli.hpp"
+#include "sim/cli/verb_support.hpp"
 
 using fulcrum::sim::cli_verbs;
 using fulcrum::sim::find_verb;
@@ -111,4 +112,23 @@ TEST_CASE("an unknown verb is bad input naming every verb of the table", "[cli]"
     for (const Verb& v : verbs()) CHECK(what.find(std::string(v.name)) != std::string::npos);
   }
   CHECK(out.str().empty());
+}
+
+TEST_CASE("a verb's operands come back in order beside its options, and only_operand wants one",
+          "[cli]") {
+  namespace po = boost::program_options;
+  using fulcrum::sim::only_operand;
+  using fulcrum::sim::parse_verb;
+  po::options_description options("Options");
+  options.add_options()("help,h", "this help")("out", po::value<std::string>(), "folder");
+  const auto [vm, operands] = parse_verb("x", {"a.yaml", "--out", "o", "b.yaml"}, options, "file");
+  CHECK(operands == std::vector<std::string>{"a.yaml", "b.yaml"});
+  CHECK(vm["out"].as<std::string>() == "o");
+  CHECK_THROWS_WITH(only_operand(operands, "x", "expected one FILE"),
+                    "fulcrum x: expected one FILE");
+  const auto [help, none] = parse_verb("x", {"--help"}, options, "file");
+  CHECK(help.count("help") == 1);
+  CHECK(none.empty());
+  CHECK_THROWS_WITH(only_operand(none, "x", "expected one FILE"), "fulcrum x: expected one FILE");
+  CHECK(only_operand({"c.yaml"}, "x", "expected one FILE") == "c.yaml");
 }

@@ -77,6 +77,31 @@ TEST_CASE("the Profiler charges modes and seconds, caches, refuses beyond its bu
         ProfileStatus::no_data);
 }
 
+TEST_CASE("a strategy's mode budget is capped at its grid and ends at the Profiler's limit",
+          "[search]") {
+  const TableGroundTruth* truth = table_truth();
+  if (truth == nullptr) return;
+  const models::ModeSpace g = models::ModeSpace::grid(orin(), "pagoda-441");
+  Profiler unlimited(*truth);
+  // A budget above the grid's 441 modes is the grid.
+  CHECK(ModeBudget(1000, g.size(), unlimited).modes() == 441);
+  const ModeBudget three(3, g.size(), unlimited);
+  CHECK(three.modes() == 3);
+  CHECK(three.allows(2));
+  CHECK_FALSE(three.allows(3));
+  // The Profiler's own limit of 2 modes ends a budget of 5 after two modes, whatever the
+  // strategy counted.
+  Profiler two(*truth, {.max_modes = 2});
+  const ModeBudget five(5, g.size(), two);
+  CHECK(two.can_profile_new_mode());
+  REQUIRE(two.profile("resnet18", models::Phase::training, 16, g.at(0)).ok());
+  CHECK(five.allows(1));
+  REQUIRE(two.profile("resnet18", models::Phase::training, 16, g.at(1)).ok());
+  CHECK_FALSE(two.can_profile_new_mode());
+  CHECK_FALSE(five.allows(0));
+  CHECK(two.can_profile(g.at(1)));  // a mode already charged stays open
+}
+
 TEST_CASE("profiling noise is seeded and multiplicative", "[search]") {
   const TableGroundTruth* truth = table_truth();
   if (truth == nullptr) return;

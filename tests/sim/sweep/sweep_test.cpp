@@ -201,6 +201,39 @@ TEST_CASE("the gmd-concurrent sweep reproduces the reference GMD and optimum col
   CHECK(compared == 19680);
 }
 
+// Time-weighted power on the analytic truth (no reference needed); `extra` is appended.
+std::string time_weighted_sweep(const std::string& extra) {
+  return "version: 1\nname: idle\nground_truth: analytic\npower_constraint: time-weighted\n"
+         "workloads: [{training: resnet18, inference: mobilenet_v3}]\n"
+         "arrivals: {fixed: [10, 40]}\nlatency_budget_s: [1]\n"
+         "power_budget_w: {from: 15, to: 60, step: 1}\nstrategies: [oracle]\n" +
+         extra;
+}
+
+TEST_CASE("a time-weighted sweep charges idle time at the catalog's idle power unless it sets one",
+          "[sweep]") {
+  const SweepSpec plain = parse_sweep(time_weighted_sweep(""), "idle.yaml", known());
+  const SweepSpec catalog =
+      parse_sweep(time_weighted_sweep("idle_power_w: 18.6\n"), "idle.yaml", known());
+  const SweepSpec zero =
+      parse_sweep(time_weighted_sweep("idle_power_w: 0\n"), "idle.yaml", known());
+  CHECK_FALSE(plain.idle_power_w.has_value());
+  const SweepTruths truths = SweepTruths::load(plain, FULCRUM_DATA_DIR, "");
+  // models/data/devices/orin-agx-64gb.yaml: idle_w 18.6 W (as `fulcrum optimize` charges).
+  CHECK(truths.catalog_idle_power_w() == 18.6);
+  const SweepConfig first = config_at(plain, 0);
+  CHECK(problem_of(plain, first, 10, truths.catalog_idle_power_w()).idle_power_w == 18.6);
+  CHECK(problem_of(zero, first, 10, truths.catalog_idle_power_w()).idle_power_w == 0);
+  const SweepSpec five =
+      parse_sweep(time_weighted_sweep("idle_power_w: 5\n"), "idle.yaml", known());
+  CHECK(problem_of(five, first, 10, truths.catalog_idle_power_w()).idle_power_w == 5);
+  // The whole sweep: without the key it is the sweep that states the catalog's figure, and it
+  // differs from one that charges idle time at 0 W.
+  const std::string without_key = run_text(plain, truths, {.threads = 1});
+  CHECK(without_key == run_text(catalog, truths, {.threads = 1}));
+  CHECK(without_key != run_text(zero, truths, {.threads = 1}));
+}
+
 TEST_CASE("bad sweep files give located one-line errors", "[sweep]") {
   auto error_of = [](const std::string& text) {
     try {
