@@ -142,7 +142,8 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     (void)prepared.backend->idle_power(prepared.resolved.mode);
     try {
       run_meter = backends::make_power_meter({.summed_rails = device.rails});
-      run_meter->start();
+      // Started with the run's clock, after any warm-up of its device contexts.
+      prepared.on_clock_start = [&run_meter] { run_meter->start(); };
     } catch (const Error& e) {
       run_meter.reset();
       if (!quiet) err << "fulcrum: no meter over the whole run (" << e.what() << ")\n";

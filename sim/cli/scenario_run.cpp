@@ -87,6 +87,7 @@ RunResult simulate(PreparedRun& prepared, RunObserver* observer, ProgressFn prog
   RunSetup setup = prepared.resolved.setup();
   setup.perf_model = prepared.perf_model.get();
   setup.pipeline = prepared.pipeline.get();
+  setup.on_clock_start = prepared.on_clock_start;
   return run(setup, *prepared.backend, observer, std::move(progress));
 }
 

@@ -50,6 +50,7 @@ struct PreparedRun {
   std::unique_ptr<models::PipelineData> pipeline;  // training.data_pipeline: dataloader only
   std::string backend_name;                        // as given to backends::make_backend
   std::unique_ptr<backends::Backend> backend;
+  std::function<void()> on_clock_start;  // RunSetup::on_clock_start of the run
 };
 
 // Loads, applies overrides and --seed, resolves, builds the scenario's performance model

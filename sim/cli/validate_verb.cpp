@@ -307,7 +307,8 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
     try {
       run_meter = backends::make_power_meter(
           {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
-      run_meter->start();
+      // Started with the run's clock: after a native run has warmed up its device contexts.
+      measured.on_clock_start = [&run_meter] { run_meter->start(); };
     } catch (const Error& e) {
       run_meter.reset();
       err << "fulcrum: no meter over the whole run (" << e.what() << ")\n";

@@ -283,6 +283,7 @@ RunResult Runtime::run() {
   assert(!ran_ && "a Runtime runs once");
   ran_ = true;
   warm_up_lanes();
+  if (setup_.on_clock_start) setup_.on_clock_start();
   if (wall_) wall_->restart();
   meter_.set(baseload_, 0, idle_power_w_);
   if (observer_ != nullptr) observer_->on_power(0, meter_.rail_power_w());

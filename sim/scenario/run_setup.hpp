@@ -2,6 +2,7 @@
 // nothing it must look up. The scenario loader (sim/config) builds it; the runtime consumes it.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "models/device/device_spec.hpp"
@@ -27,6 +28,9 @@ struct RunSetup {
   // The data-pipeline model's data (storage medium, dataloader coefficients) when the training
   // job's data_pipeline is dataloader; sim/config loads it (load_pipeline).
   const models::PipelineData* pipeline = nullptr;
+  // Called once, right before the run's clock starts (after a concurrent run has warmed up its
+  // device contexts): where a caller starts a meter over the run itself. May be empty.
+  std::function<void()> on_clock_start;
 };
 
 }  // namespace fulcrum::sim

@@ -562,7 +562,11 @@ TEST_CASE("native time-slicing in real time runs each context in a device contex
       h.device, h.backend.model(),
       {.real_time = true, .slicing = {.timeslice = std::chrono::milliseconds(1)}});
   RecordingObserver obs;
-  const RunResult r = fulcrum::sim::run(h.setup(), device, &obs);
+  RunSetup setup = h.setup();
+  int clock_starts = 0;
+  setup.on_clock_start = [&clock_starts] { ++clock_starts; };
+  const RunResult r = fulcrum::sim::run(setup, device, &obs);
+  CHECK(clock_starts == 1);
   REQUIRE(r.training.has_value());
   CHECK(r.training->minibatches > 0);
   CHECK(r.inference[0].batches > 0);
@@ -618,8 +622,13 @@ TEST_CASE("a device context that fails mid-run ends the run with the device's er
   h.scenario.inference.push_back(stream_spec("s0", 1, FixedArrivals{50}));
   h.backend.set(h.infer, Phase::inference, {2, 0});
   Failing device(h.backend);
+  RunSetup setup = h.setup();
+  int executed_before_clock = -1;
+  // The context's warm-up (its first item) runs before the clock starts.
+  setup.on_clock_start = [&] { executed_before_clock = h.backend.calls; };
   const auto started = std::chrono::steady_clock::now();
-  CHECK_THROWS_WITH(fulcrum::sim::run(h.setup(), device, nullptr), Catch::Contains("device lost"));
+  CHECK_THROWS_WITH(fulcrum::sim::run(setup, device, nullptr), Catch::Contains("device lost"));
+  CHECK(executed_before_clock == 1);
   // It ended at the failure, not at the end of the 5 s run.
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
 }
