@@ -88,6 +88,7 @@ RunResult simulate(PreparedRun& prepared, RunObserver* observer, ProgressFn prog
   setup.perf_model = prepared.perf_model.get();
   setup.pipeline = prepared.pipeline.get();
   setup.on_clock_start = prepared.on_clock_start;
+  setup.on_clock_end = prepared.on_clock_end;
   return run(setup, *prepared.backend, observer, std::move(progress));
 }
 

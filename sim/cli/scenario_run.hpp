@@ -51,6 +51,7 @@ struct PreparedRun {
   std::string backend_name;                        // as given to backends::make_backend
   std::unique_ptr<backends::Backend> backend;
   std::function<void()> on_clock_start;  // RunSetup::on_clock_start of the run
+  std::function<void()> on_clock_end;    // RunSetup::on_clock_end of the run
 };
 
 // Loads, applies overrides and --seed, resolves, builds the scenario's performance model

@@ -293,6 +293,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   std::optional<ProgressDisplay> progress;
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
   std::unique_ptr<backends::PowerMeter> run_meter;
+  std::optional<backends::EnergyReading> whole_run;  // the meter over the run, on hardware
   if (hardware) {
     // The measured run's baseload, metered now (after the power settles; the GPU has been idle
     // since the profile's own idle row) rather than when the run starts, so that the whole-run
@@ -309,6 +310,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
           {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
       // Started with the run's clock: after a native run has warmed up its device contexts.
       measured.on_clock_start = [&run_meter] { run_meter->start(); };
+      measured.on_clock_end = [&run_meter, &whole_run] { whole_run = run_meter->stop(); };
     } catch (const Error& e) {
       run_meter.reset();
       err << "fulcrum: no meter over the whole run (" << e.what() << ")\n";
@@ -317,8 +319,6 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const ScenarioRun real_run =
       run_prepared(std::move(measured), std::optional<fs::path>(bundle.dir() / "measured"), {},
                    progress ? progress->callback() : ProgressFn{});
-  std::optional<backends::EnergyReading> whole_run;
-  if (run_meter) whole_run = run_meter->stop();
 
   // The clocks as the measured run had them: read before they are restored.
   const std::string device_text =

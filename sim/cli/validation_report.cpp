@@ -128,8 +128,8 @@ std::string comparison_markdown(const Comparison& c, const std::string& scenario
         "the whole measured run (" +
         cell(c.device_meter->duration_s) + " s, " + cell(c.device_meter->energy_j) + " J, " +
         cell(c.device_meter->avg_power_w) +
-        " W), idle gaps included: what the device really drew. Its window also spans the "
-        "run's start-up and teardown, so its energy is a little more than the run's.\n";
+        " W), idle gaps included: what the device really drew, from the run's clock start "
+        "to its end.\n";
   }
   out += "\nLargest |error|: " + cell(c.max_abs_latency_throughput_error_pct, " %") +
          " over p50/p99 latency and training throughput; " + cell(c.max_abs_error_pct, " %") +

@@ -308,6 +308,7 @@ RunResult Runtime::run() {
     }
   }
   sim_.run_until(end_);
+  if (setup_.on_clock_end) setup_.on_clock_end();
   if (progress_) progress_(end_, end_);
   integrate_to(end_);
   meter_.finish(end_);

@@ -31,6 +31,9 @@ struct RunSetup {
   // Called once, right before the run's clock starts (after a concurrent run has warmed up its
   // device contexts): where a caller starts a meter over the run itself. May be empty.
   std::function<void()> on_clock_start;
+  // Called once, right after the run's clock reaches its end (before the results are collected
+  // and written): where that meter stops. May be empty.
+  std::function<void()> on_clock_end;
 };
 
 }  // namespace fulcrum::sim

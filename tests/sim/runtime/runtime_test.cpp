@@ -564,9 +564,13 @@ TEST_CASE("native time-slicing in real time runs each context in a device contex
   RecordingObserver obs;
   RunSetup setup = h.setup();
   int clock_starts = 0;
+  std::size_t items_at_clock_end = 0;
   setup.on_clock_start = [&clock_starts] { ++clock_starts; };
+  // At the end of the clock, before the results are collected: every item is already reported.
+  setup.on_clock_end = [&] { items_at_clock_end = obs.items.size() + 1; };
   const RunResult r = fulcrum::sim::run(setup, device, &obs);
   CHECK(clock_starts == 1);
+  CHECK(items_at_clock_end == obs.items.size() + 1);
   REQUIRE(r.training.has_value());
   CHECK(r.training->minibatches > 0);
   CHECK(r.inference[0].batches > 0);
