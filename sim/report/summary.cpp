@@ -114,6 +114,9 @@ void write_training(JsonWriter& w, const std::optional<TrainingResult>& training
   w.key("samples_per_s").value(t.samples_per_s);
   w.key("fetch_stall_s").value(t.fetch_stall_s);
   w.key("epochs_completed").value(t.epochs_completed);
+  w.key("finished_s").value(t.finished_s);
+  w.key("minibatches_per_s_while_training").value(t.minibatches_per_s_while_training);
+  w.key("samples_per_s_while_training").value(t.samples_per_s_while_training);
   write_epoch_times(w, t.epoch_time_s);
   w.key("gpu_busy_s").value(t.gpu_busy_s);
   write_provenance(w, t.provenance);
@@ -263,6 +266,14 @@ std::string format_summary_text(const RunResult& r) {
             "%.4g s\n",
             t.workload.c_str(), t.batch_size, t.minibatches_per_s, t.samples_per_s,
             t.fetch_stall_s);
+    if (t.finished_s) {
+      appendf(out,
+              "             %llu epochs done at %.6g s: %.4g minibatches/s %.4g samples/s while "
+              "training (the rates above are over the whole run)\n",
+              static_cast<unsigned long long>(t.epochs_completed), *t.finished_s,
+              t.minibatches_per_s_while_training.value_or(0),
+              t.samples_per_s_while_training.value_or(0));
+    }
     if (t.dataloader) {
       const DataloaderResult& d = *t.dataloader;
       const double reads = static_cast<double>(d.cache_hit_samples + d.storage_samples);

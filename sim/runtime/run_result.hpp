@@ -121,6 +121,11 @@ struct TrainingResult {
   double fetch_stall_s = 0;
   std::uint64_t epochs_completed = 0;
   std::optional<EpochTimeStats> epoch_time_s;  // absent when no epoch completed
+  // When the job finished its epochs, if it did within the run (absent: it trained to the end),
+  // and its rates over that time: what it achieved while it trained. The *_per_s above are over
+  // the whole run.
+  std::optional<double> finished_s;
+  std::optional<double> minibatches_per_s_while_training, samples_per_s_while_training;
   double gpu_busy_s = 0;
   ProvenanceCounts provenance;                 // of its minibatches' figures
   std::vector<EpochSummary> epochs;            // the first kMaxSummaryEpochs completed epochs

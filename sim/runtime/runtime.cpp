@@ -373,6 +373,11 @@ RunResult Runtime::collect() {
     tr.samples = t.samples();
     tr.minibatches_per_s = static_cast<double>(t.completed()) / duration_s;
     tr.samples_per_s = t.samples() / duration_s;
+    if (const std::optional<Time> done = t.finished_at(); done && *done > 0) {
+      tr.finished_s = to_seconds(*done);
+      tr.minibatches_per_s_while_training = static_cast<double>(t.completed()) / *tr.finished_s;
+      tr.samples_per_s_while_training = t.samples() / *tr.finished_s;
+    }
     tr.fetch_stall_s = to_seconds(t.stall_total());
     tr.epochs_completed = t.epochs_completed();
     tr.epoch_time_s = t.epoch_time_stats();

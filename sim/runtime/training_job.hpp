@@ -43,6 +43,10 @@ class TrainingJob final : public WorkContext {
 
   // Not finished its epochs (without epochs it trains until the run ends).
   bool is_active() const { return !finished_; }
+  // When the last of its epochs completed, once it has finished them; nullopt before.
+  std::optional<Time> finished_at() const {
+    return finished_ ? std::optional<Time>(epoch_start_) : std::nullopt;
+  }
 
   const TrainingSpec& spec() const { return spec_; }
   const models::Workload& workload() const { return workload_; }

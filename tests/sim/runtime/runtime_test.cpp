@@ -648,6 +648,24 @@ TEST_CASE("energy is split by source: the mode's baseload all run long, the GPU'
   REQUIRE(r.power.sources == std::vector<std::string>{"baseload", "gpu"});
   CHECK(r.power.source_energy_j[0] == Approx(3.0));             // 3 W for 1 s
   CHECK(r.power.source_energy_j[1] == Approx(0.3 * (17 - 3)));  // 14 W more for 0.3 s
+  // Its one epoch ended at 0.3 s: the rates while it trained, beside those over the whole run.
+  REQUIRE(r.training->finished_s.has_value());
+  CHECK(*r.training->finished_s == Approx(0.3));
+  CHECK(r.training->minibatches_per_s == Approx(3.0));
+  CHECK(*r.training->minibatches_per_s_while_training == Approx(10.0));
+  CHECK(*r.training->samples_per_s_while_training == Approx(160.0));
+}
+
+TEST_CASE("a training job without epochs trains to the end and has no finishing time") {
+  Harness h;
+  h.scenario = base_scenario(1.0);
+  h.scenario.training = training_spec(16);
+  h.dataset_samples = 48;
+  h.backend.set(h.train, Phase::training, {100, 0});
+  const RunResult r = h.run();
+  CHECK(r.training->minibatches == 10);
+  CHECK_FALSE(r.training->finished_s.has_value());
+  CHECK_FALSE(r.training->minibatches_per_s_while_training.has_value());
 }
 
 TEST_CASE("a data pipeline draws power as a source of its own, summed with the others") {
