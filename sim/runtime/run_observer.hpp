@@ -64,7 +64,9 @@ struct ItemRecord {
   int batch_size = 0;
   Time start = 0;                    // first moment it ran on the GPU
   Time end = 0;                      // completion
-  Time standalone = 0;               // its execution time alone on the GPU (the backend's duration)
+  // Its execution time alone on the GPU (the backend's duration); in a wall-clock native run,
+  // where contexts execute at once, its measured time in its own context.
+  Time standalone = 0;
   Time fetch_stall = 0;              // training only: data-pipeline stall before it could start
   models::RailValues rail_energy_j;  // the backend's energy of the item, per rail
   models::Provenance provenance = models::Provenance::modelled;  // how its figures were obtained
