@@ -80,16 +80,12 @@ DriverContext::DriverContext(int device) : api_(std::make_unique<Api>()) {
   CUdevice dev = 0;
   a.check(a.device_get(&dev, device), ("cuDeviceGet(" + std::to_string(device) + ")").c_str());
   // Flags 0: CU_CTX_SCHED_AUTO, as the primary context of a runtime that was given no flags, so
-  // that an item waits for the GPU in the same way in either context. No parameters (NULL) for an
-  // ordinary context; should a driver refuse that, it gets them zeroed (neither execution affinity
-  // nor CIG), which CUctxCreateParams' documentation gives as an ordinary context.
+  // that an item waits for the GPU in the same way in either context. No parameters (NULL): an
+  // ordinary context. A CUctxCreateParams is for execution affinity or CIG only: cuda.h requires
+  // exactly one of its two pointers to be non-NULL, so a zeroed one is no ordinary context but an
+  // invalid value.
   CUcontext ctx = nullptr;
-  CUresult created = a.create(&ctx, nullptr, 0, dev);
-  if (created == CUDA_ERROR_INVALID_VALUE) {
-    CUctxCreateParams params{};
-    created = a.create(&ctx, &params, 0, dev);
-  }
-  a.check(created, "cuCtxCreate");
+  a.check(a.create(&ctx, nullptr, 0, dev), "cuCtxCreate");
   context_ = ctx;
   // cuCtxCreate left the new context current on this thread: give the thread back what it had.
   CUcontext popped = nullptr;

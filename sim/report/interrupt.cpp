@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <array>
+#include <atomic>
 #include <cassert>
 #include <csignal>
 
@@ -12,8 +13,12 @@ namespace {
 
 constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGHUP};
 
-// Written only by the handler (and reset when handlers are installed); 0: no signal.
-volatile std::sig_atomic_t g_signal = 0;
+// Written only by the handler (and reset when handlers are installed); 0: no signal. A lock-free
+// atomic rather than a volatile sig_atomic_t: the handler may run on any thread (a context lane,
+// a power meter's sampler), and only an atomic makes its write visible to the thread that checks.
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free,
+              "a signal handler may use only lock-free atomics");
 bool g_installed = false;
 std::array<struct sigaction, kSignals.size()> g_previous{};
 

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <string>
+#include <thread>
 
 #include "sim/report/atomic_file.hpp"
 #include "tests/sim/report/report_fixtures.hpp"
@@ -44,6 +45,16 @@ TEST_CASE("SIGINT, SIGTERM and SIGHUP are recorded, not fatal, and stop the run 
     }
   }
   CHECK_FALSE(pending_interrupt());  // nothing is recorded once the handlers are gone
+}
+
+TEST_CASE("a signal handled on another thread is seen by the thread that checks") {
+  // In a wall-clock run the handler may run on any thread (a context lane, a meter's sampler):
+  // std::raise in a thread delivers the signal to that thread.
+  const InterruptHandlers handlers;
+  std::thread lane([] { std::raise(SIGTERM); });
+  lane.join();
+  CHECK(pending_interrupt() == std::optional<int>(SIGTERM));
+  CHECK_THROWS_AS(throw_if_interrupted(), Interrupted);
 }
 
 TEST_CASE("the handlers that were installed before come back afterwards") {
