@@ -62,8 +62,8 @@ struct ItemRecord {
   models::Phase phase = models::Phase::inference;
   std::uint64_t item_id = 0;  // per context, from 0
   int batch_size = 0;
-  Time start = 0;                    // first moment it ran on the GPU
-  Time end = 0;                      // completion
+  Time start = 0;  // first moment it ran on the GPU
+  Time end = 0;    // completion
   // Its execution time alone on the GPU (the backend's duration); in a wall-clock native run,
   // where contexts execute at once, its measured time in its own context.
   Time standalone = 0;
