@@ -297,14 +297,10 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (hardware) {
     // The measured run's baseload, metered now (after the power settles; the GPU has been idle
     // since the profile's own idle row) rather than when the run starts, so that the whole-run
-    // meter below spans the run and not the idle settling, and the warm-up stays the last thing
-    // before the run.
+    // meter below spans the run and not the idle settling. The run itself then prepares and
+    // warms up every item it can execute before its clock starts (Runtime, distinct_items), so
+    // that no arrival waits for buffers, cuDNN's algorithm choice or a warm-up.
     measure_idle(*measured.backend, {modes.back()}, quiet ? nullptr : &err);
-    // Prepare and warm up every item the run executes before its clock starts, so that the
-    // first arrivals do not wait for buffers, cuDNN's algorithm choice and the warm-up.
-    for (const backends::ProfilePoint& point : points_of(resolved)) {
-      measured.backend->execute({point.workload, point.phase, point.batch_size, modes.back()});
-    }
     try {
       run_meter = backends::make_power_meter(
           {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});

@@ -34,4 +34,18 @@ inline constexpr Time kWallProgressStep = 100 * kMillisecond;
 RunResult run(const RunSetup& setup, backends::Backend& backend, RunObserver* observer = nullptr,
               ProgressFn progress = {});
 
+// A context of a run (the training job first, then the inference streams in scenario order, as
+// the runtime numbers them) and an item it may execute.
+struct ContextItem {
+  int context = 0;
+  backends::WorkItem item;
+};
+
+// Every distinct item a run of `setup` can execute, in the setup's mode: the training minibatch
+// and, where the dataset does not divide into minibatches, each epoch's last, smaller one; each
+// stream's full batch and, where it may dispatch partial batches (max_wait_ms), every smaller
+// size. What a run on a device prepares and warms up before its clock starts, so that no item
+// pays its preparation in the middle of the run.
+std::vector<ContextItem> distinct_items(const RunSetup& setup);
+
 }  // namespace fulcrum::sim

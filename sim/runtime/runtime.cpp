@@ -202,25 +202,12 @@ const ItemCost& Runtime::submit_item(int context, std::function<void()> done) {
   return s.cost;
 }
 
-void Runtime::warm_up_lanes() {
-  const Scenario& sc = *setup_.scenario;
-  for (std::size_t c = 0; c < lanes_.size(); ++c) {
-    backends::Backend& device = lanes_[c]->backend();
-    const auto warm = [&](const models::Workload& w, models::Phase phase, int batch_size) {
-      (void)device.execute({&w, phase, batch_size, setup_.mode});
-    };
-    if (training_ && static_cast<int>(c) == *training_context()) {
-      warm(training_->workload(), models::Phase::training,
-           static_cast<int>(training_->batch_size()));
-      continue;
-    }
-    const std::size_t i = c - static_cast<std::size_t>(first_stream());
-    const InferenceStream& stream = *streams_[i];
-    const int batch = static_cast<int>(stream.batch_size());
-    warm(stream.workload(), models::Phase::inference, batch);
-    if (sc.inference[i].max_wait_ms && batch > 1) {
-      warm(stream.workload(), models::Phase::inference, 1);  // partial batches may come
-    }
+void Runtime::warm_up() {
+  if (!backend_.runs_in_real_time()) return;
+  for (const ContextItem& c : distinct_items(setup_)) {
+    backends::Backend& device =
+        lanes_.empty() ? backend_ : lanes_[static_cast<std::size_t>(c.context)]->backend();
+    (void)device.execute(c.item);
   }
 }
 
@@ -282,7 +269,7 @@ void Runtime::set_power(PowerSource source, std::span<const double> rail_power_w
 RunResult Runtime::run() {
   assert(!ran_ && "a Runtime runs once");
   ran_ = true;
-  warm_up_lanes();
+  warm_up();
   if (setup_.on_clock_start) setup_.on_clock_start();
   if (wall_) wall_->restart();
   meter_.set(baseload_, 0, idle_power_w_);

@@ -93,9 +93,10 @@ class Runtime final : public GpuHost, public PowerSink {
   Time predicted_time(const models::Workload& workload, models::Phase phase,
                       std::size_t batch_size) const;
   RunResult collect();
-  // Concurrent runs: executes each context's usual items once on its lane before the clock
-  // starts (buffers, algorithm choices and graphs are per device context).
-  void warm_up_lanes();
+  // A real-time backend: executes every distinct item of the run once before the clock starts
+  // (distinct_items), on the context's own lane in a concurrent run (buffers, algorithm choices
+  // and graphs are per device context), so that none is prepared mid-run.
+  void warm_up();
 
   const RunSetup& setup_;
   backends::Backend& backend_;

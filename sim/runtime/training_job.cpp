@@ -27,7 +27,7 @@ TrainingJob::TrainingJob(const TrainingSpec& spec, const models::Workload& workl
   if (dataset_samples >= 1) {
     const auto n = static_cast<std::uint64_t>(std::floor(dataset_samples));
     minibatches_per_epoch_ = (n + batch_size_ - 1) / batch_size_;
-    last_batch_size_ = static_cast<std::size_t>(n - (*minibatches_per_epoch_ - 1) * batch_size_);
+    last_batch_size_ = *last_minibatch_size(dataset_samples, batch_size_);
     samples_per_epoch_ = n;
   }
   if (epochs_) {
@@ -36,6 +36,15 @@ TrainingJob::TrainingJob(const TrainingSpec& spec, const models::Workload& workl
       throw InputError(std::nullopt, "training.epochs", "epochs need a dataset with samples");
     }
   }
+}
+
+std::optional<std::size_t> last_minibatch_size(double dataset_samples, std::size_t batch_size) {
+  if (!(dataset_samples >= 1) || !std::isfinite(dataset_samples) || batch_size < 1) {
+    return std::nullopt;
+  }
+  const auto n = static_cast<std::uint64_t>(std::floor(dataset_samples));
+  const std::uint64_t minibatches = (n + batch_size - 1) / batch_size;
+  return static_cast<std::size_t>(n - (minibatches - 1) * batch_size);
 }
 
 bool TrainingJob::begin() {

@@ -18,6 +18,11 @@
 
 namespace fulcrum::sim {
 
+// The size of each epoch's last minibatch: what is left of `dataset_samples` (whole samples)
+// after the full minibatches of `batch_size`; `batch_size` when they divide evenly, and nullopt
+// without a dataset (fewer than one sample: no epochs).
+std::optional<std::size_t> last_minibatch_size(double dataset_samples, std::size_t batch_size);
+
 class TrainingJob final : public WorkContext {
  public:
   // Called when the next minibatch's data becomes ready later than the GPU could take it.

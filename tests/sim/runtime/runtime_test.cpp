@@ -744,3 +744,44 @@ TEST_CASE("budgets are judged from the result by the same rule a search uses") {
   CHECK_FALSE(judge_budgets(r, Budgets{}).latency_met.has_value());
   CHECK_FALSE(judge_budgets(r, Budgets{}).power_met.has_value());
 }
+
+TEST_CASE("distinct_items lists every size a run can execute, by context") {
+  Harness h;
+  h.scenario = base_scenario(1.0);
+  h.scenario.training = training_spec(16, 2);
+  h.dataset_samples = 50;  // three minibatches of 16, then one of 2, per epoch
+  h.scenario.inference.push_back(stream_spec("a", 4, FixedArrivals{10}, 5.0));  // partial ones
+  h.scenario.inference.push_back(stream_spec("b", 8, FixedArrivals{10}));       // full only
+  const std::vector<ContextItem> items = distinct_items(h.setup());
+  std::vector<std::pair<int, int>> got;  // (context, batch size)
+  for (const ContextItem& c : items) got.emplace_back(c.context, c.item.batch_size);
+  CHECK(got ==
+        std::vector<std::pair<int, int>>{{0, 16}, {0, 2}, {1, 4}, {1, 3}, {1, 2}, {1, 1}, {2, 8}});
+  CHECK(items[0].item.phase == Phase::training);
+  CHECK(items[0].item.workload == &h.train);
+  CHECK(items[2].item.phase == Phase::inference);
+  // A dataset that divides evenly has no smaller last minibatch.
+  h.dataset_samples = 48;
+  CHECK(distinct_items(h.setup()).size() == 6);
+}
+
+TEST_CASE("a real-time run executes each distinct item once before its clock starts") {
+  Harness h;
+  h.scenario = base_scenario(0.2);
+  h.scenario.training = training_spec(16);
+  h.dataset_samples = 40;  // minibatches of 16, 16, 8
+  h.backend.set(h.train, Phase::training, {5, 0});
+  h.backend.sleep = true;
+  RunSetup setup = h.setup();
+  std::size_t executed_at_clock_start = 0;
+  setup.on_clock_start = [&] { executed_at_clock_start = h.backend.executed.size(); };
+  const RunResult r = fulcrum::sim::run(setup, h.backend);
+  REQUIRE(executed_at_clock_start == 2);
+  CHECK(h.backend.executed[0].batch_size == 16);
+  CHECK(h.backend.executed[1].batch_size == 8);
+  // The run's own items come after them (its completed minibatches, and perhaps one still running
+  // at the end): the warm-up is not counted as the run's work.
+  REQUIRE(r.training->minibatches >= 1);
+  CHECK(h.backend.executed.size() - 2 >= r.training->minibatches);
+  CHECK(h.backend.executed.size() - 2 <= r.training->minibatches + 1);
+}
