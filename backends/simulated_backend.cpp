@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <thread>
 
 #include "models/error.hpp"
 
@@ -95,25 +94,18 @@ const Completion& SimulatedBackend::execute(const WorkItem& item) {
   const Completion& c =
       lookup(ItemKey{item.workload, item.phase, item.batch_size, item.mode}, item);
   if (!options_.real_time) return c;
-  if (!gpu_) {
-    std::this_thread::sleep_for(c.duration);
-    return c;
+  if (!seat_.shared()) {
+    seat_.take(c.duration);
+    return c;  // alone: the memo as it is
   }
   shared_last_ = c;
-  shared_last_.duration = occupy_measured(*gpu_, gpu_context_, c.duration);
+  shared_last_.duration = seat_.take(c.duration);
   return shared_last_;
 }
 
 std::unique_ptr<Backend> SimulatedBackend::open_context() {
   auto context = std::make_unique<SimulatedBackend>(device_, model_, options_);
-  if (options_.real_time) {
-    if (!gpu_) {
-      gpu_ = std::make_shared<TimeSlicer>(options_.slicing);
-      gpu_context_ = gpu_->open_context();
-    }
-    context->gpu_ = gpu_;
-    context->gpu_context_ = gpu_->open_context();
-  }
+  if (options_.real_time) context->seat_ = seat_.share(options_.slicing);
   return context;
 }
 

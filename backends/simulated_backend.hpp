@@ -80,10 +80,9 @@ class SimulatedBackend final : public Backend {
   std::array<Recent, kRecent> recent_{};
   std::size_t recent_count_ = 0;
   std::map<models::PowerMode, models::RailPower> idle_;
-  // Real time, once a context is opened: the emulated GPU the contexts share, this backend's
-  // context on it, and the last completion with the time the item took in that context.
-  std::shared_ptr<TimeSlicer> gpu_;
-  int gpu_context_ = -1;
+  // Real time: where it takes the items' time (shared once a context is opened), and the last
+  // completion with the time the item took in its context when shared.
+  EmulatedGpuSeat seat_;
   Completion shared_last_;
 };
 

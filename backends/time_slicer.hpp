@@ -16,7 +16,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
+#include <thread>
 
 #include "models/error.hpp"
 
@@ -61,6 +63,23 @@ class TimeSlicer {
 // context reports as the item's duration.
 std::chrono::nanoseconds occupy_measured(TimeSlicer& gpu, int context,
                                          std::chrono::nanoseconds work);
+
+// An emulated backend's place on an emulated GPU. Alone (no context opened yet), take() sleeps
+// for the work; once the backend opens contexts, it and they share one TimeSlicer, made on the
+// first share(), and take() occupies it in turn with the others.
+class EmulatedGpuSeat {
+ public:
+  // Blocks for `work` of GPU time and returns the item's time in this context: `work` when
+  // alone, the real time it took when shared.
+  std::chrono::nanoseconds take(std::chrono::nanoseconds work);
+  // The seat of a further context on this seat's GPU (time-sliced with `options`).
+  EmulatedGpuSeat share(const TimeSlicer::Options& options);
+  bool shared() const { return gpu_ != nullptr; }
+
+ private:
+  std::shared_ptr<TimeSlicer> gpu_;
+  int context_ = -1;
+};
 
 // ---- implementation (header-only: the emulated backends of several libraries use it) ----
 
@@ -122,6 +141,23 @@ inline std::chrono::nanoseconds occupy_measured(TimeSlicer& gpu, int context,
   const auto took = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::steady_clock::now() - start);
   return std::max(took, std::chrono::nanoseconds(1));
+}
+
+inline std::chrono::nanoseconds EmulatedGpuSeat::take(std::chrono::nanoseconds work) {
+  if (gpu_) return occupy_measured(*gpu_, context_, work);
+  std::this_thread::sleep_for(work);
+  return work;
+}
+
+inline EmulatedGpuSeat EmulatedGpuSeat::share(const TimeSlicer::Options& options) {
+  if (!gpu_) {
+    gpu_ = std::make_shared<TimeSlicer>(options);
+    context_ = gpu_->open_context();
+  }
+  EmulatedGpuSeat seat;
+  seat.gpu_ = gpu_;
+  seat.context_ = gpu_->open_context();
+  return seat;
 }
 
 }  // namespace fulcrum::backends

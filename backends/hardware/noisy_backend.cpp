@@ -1,7 +1,6 @@
 #include "backends/hardware/noisy_backend.hpp"
 
 #include <cmath>
-#include <thread>
 
 #include "models/error.hpp"
 
@@ -25,13 +24,7 @@ const Completion& NoisyBackend::execute(const WorkItem& item) {
     for (double& e : last_.rail_energy_j) e *= scale;
     last_.module_energy_j *= scale;
   }
-  if (options_.real_time) {
-    if (gpu_) {
-      last_.duration = occupy_measured(*gpu_, gpu_context_, last_.duration);
-    } else {
-      std::this_thread::sleep_for(last_.duration);
-    }
-  }
+  if (options_.real_time) last_.duration = seat_.take(last_.duration);
   return last_;
 }
 
@@ -41,14 +34,7 @@ std::unique_ptr<Backend> NoisyBackend::open_context() {
   Options options = options_;
   options.seed = options_.seed + 0x9e3779b97f4a7c15ULL * ++contexts_opened_;
   auto context = std::make_unique<NoisyBackend>(std::move(inner), options);
-  if (options_.real_time) {
-    if (!gpu_) {
-      gpu_ = std::make_shared<TimeSlicer>(options_.slicing);
-      gpu_context_ = gpu_->open_context();
-    }
-    context->gpu_ = gpu_;
-    context->gpu_context_ = gpu_->open_context();
-  }
+  if (options_.real_time) context->seat_ = seat_.share(options_.slicing);
   return context;
 }
 

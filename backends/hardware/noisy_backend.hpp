@@ -46,8 +46,7 @@ class NoisyBackend final : public Backend {
   std::mt19937_64 rng_;
   std::normal_distribution<double> normal_{0.0, 1.0};
   Completion last_;
-  std::shared_ptr<TimeSlicer> gpu_;  // real time, once a context is opened
-  int gpu_context_ = -1;
+  EmulatedGpuSeat seat_;  // real time: where it takes the items' time
   std::uint64_t contexts_opened_ = 0;
 };
 
