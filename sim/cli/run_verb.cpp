@@ -129,8 +129,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const bool hardware = options_in.backend != "sim";
   const models::DeviceSpec& device = *prepared.resolved.device;
   std::unique_ptr<backends::ClockControl> clocks;
-  std::unique_ptr<backends::PowerMeter> run_meter;
-  std::optional<backends::EnergyReading> whole_run;  // the meter over the run
+  std::optional<RunMeter> run_meter;  // the meter over the run
   ExtraOutputs extra;
   if (hardware) {
     clocks = make_clock_control(ClockOptions{}, true, err);  // reads only: a run changes no clock
@@ -141,19 +140,12 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     // The baseload, metered before the run's own meter starts (the backend keeps it).
     (void)prepared.backend->idle_power(prepared.resolved.mode);
-    try {
-      run_meter = backends::make_power_meter({.summed_rails = device.rails});
-      // Started with the run's clock, after any warm-up of its device contexts.
-      prepared.on_clock_start = [&run_meter] { run_meter->start(); };
-      prepared.on_clock_end = [&run_meter, &whole_run] { whole_run = run_meter->stop(); };
-    } catch (const Error& e) {
-      run_meter.reset();
-      if (!quiet) err << "fulcrum: no meter over the whole run (" << e.what() << ")\n";
-    }
+    run_meter.emplace(prepared, backends::PowerMeterOptions{.summed_rails = device.rails},
+                      quiet ? nullptr : &err);
     extra = [&](const std::filesystem::path& staging) {
       write_file_atomically(staging / "device.json",
                             device_json(device, options_in.backend, true, clocks.get(),
-                                        ClockOptions{}, 0, whole_run));
+                                        ClockOptions{}, 0, run_meter->reading()));
       return std::vector<std::string>{"device.json"};
     };
   }

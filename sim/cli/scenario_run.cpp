@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "backends/backend_factory.hpp"
+#include "models/error.hpp"
 #include "sim/cli/version.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/perf_model_loader.hpp"
@@ -47,6 +48,18 @@ backends::TimeSlicer::Options emulated_slicing(const ResolvedScenario& resolved)
   };
   return {.timeslice = std::max(ns(g.timeslice_us), std::chrono::nanoseconds(1)),
           .context_switch = ns(g.context_switch_us)};
+}
+
+RunMeter::RunMeter(PreparedRun& run, const backends::PowerMeterOptions& options,
+                   std::ostream* notes) {
+  try {
+    meter_ = backends::make_power_meter(options);
+  } catch (const Error& e) {
+    if (notes != nullptr) *notes << "fulcrum: no meter over the whole run (" << e.what() << ")\n";
+    return;
+  }
+  run.on_clock_start = [this] { meter_->start(); };
+  run.on_clock_end = [this] { reading_ = meter_->stop(); };
 }
 
 PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options) {

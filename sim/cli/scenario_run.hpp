@@ -14,10 +14,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/hardware/power_meter.hpp"
 #include "backends/time_slicer.hpp"
 #include "models/device/device_catalog.hpp"
 #include "models/perf/perf_model.hpp"
@@ -58,6 +60,26 @@ struct PreparedRun {
 // (load_perf_model) and the backend (backends::make_backend). Bad input throws InputError before
 // anything is written anywhere.
 PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& options = {});
+
+// The device's own meter over a prepared run, from its clock's start to its end
+// (PreparedRun::on_clock_start/on_clock_end: after any warm-up, before anything is written).
+// Where no meter opens, says why on `notes` (when not null) and reads nothing. Set up before the
+// run, read after it; it must outlive the run.
+class RunMeter {
+ public:
+  RunMeter(PreparedRun& run, const backends::PowerMeterOptions& options, std::ostream* notes);
+  RunMeter(const RunMeter&) = delete;
+  RunMeter& operator=(const RunMeter&) = delete;
+
+  // What it read over the run; nullopt without a meter or before the run has ended.
+  const std::optional<backends::EnergyReading>& reading() const { return reading_; }
+  // A meter opened and it measures (not the null meter).
+  bool measures() const { return meter_ && meter_->measures(); }
+
+ private:
+  std::unique_ptr<backends::PowerMeter> meter_;
+  std::optional<backends::EnergyReading> reading_;
+};
 
 // How an emulated device (`sim` in real time) time-slices the contexts of a native run: with the
 // scenario's own gpu_sharing.timeslice_us and context_switch_us, as the native policy models it.

@@ -292,8 +292,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const bool terminal = isatty(STDERR_FILENO) != 0;
   std::optional<ProgressDisplay> progress;
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
-  std::unique_ptr<backends::PowerMeter> run_meter;
-  std::optional<backends::EnergyReading> whole_run;  // the meter over the run, on hardware
+  std::optional<RunMeter> run_meter;  // the meter over the run, on hardware
   if (hardware) {
     // The measured run's baseload, metered now (after the power settles; the GPU has been idle
     // since the profile's own idle row) rather than when the run starts, so that the whole-run
@@ -301,17 +300,14 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
     // warms up every item it can execute before its clock starts (Runtime, distinct_items), so
     // that no arrival waits for buffers, cuDNN's algorithm choice or a warm-up.
     measure_idle(*measured.backend, {modes.back()}, quiet ? nullptr : &err);
-    try {
-      run_meter = backends::make_power_meter(
-          {.sysfs_root = clock_options.sysfs_root, .summed_rails = device.rails});
-      // Started with the run's clock: after a native run has warmed up its device contexts.
-      measured.on_clock_start = [&run_meter] { run_meter->start(); };
-      measured.on_clock_end = [&run_meter, &whole_run] { whole_run = run_meter->stop(); };
-    } catch (const Error& e) {
-      run_meter.reset();
-      err << "fulcrum: no meter over the whole run (" << e.what() << ")\n";
-    }
+    run_meter.emplace(measured,
+                      backends::PowerMeterOptions{.sysfs_root = clock_options.sysfs_root,
+                                                  .summed_rails = device.rails},
+                      &err);
   }
+  const std::optional<backends::EnergyReading> no_reading;
+  const std::optional<backends::EnergyReading>& whole_run =
+      run_meter ? run_meter->reading() : no_reading;
   const ScenarioRun real_run =
       run_prepared(std::move(measured), std::optional<fs::path>(bundle.dir() / "measured"), {},
                    progress ? progress->callback() : ProgressFn{});
@@ -321,7 +317,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
       device_json(device, backend_name, hardware, clocks.get(), clock_options, noise, whole_run);
   if (guard) guard->finish();
   std::optional<DeviceMeterReading> device_meter;
-  if (whole_run && run_meter->measures()) {
+  if (whole_run && run_meter && run_meter->measures()) {
     device_meter = DeviceMeterReading{whole_run->duration_s, whole_run->module_energy_j,
                                       whole_run->average_power_w()};
   }
