@@ -152,10 +152,8 @@ const ItemCost& Runtime::begin_item(int context) {
   const Time now = sim_.now();
   s.context->start(now, s.started);
   const backends::Completion& done = backend_.execute(s.started.item);
+  check_completion(done);
   const std::size_t rails = idle_power_w_.size();
-  if (done.duration.count() <= 0 || done.rail_energy_j.size() != rails) {
-    throw Error("backend: a completion needs a duration > 0 and one energy per rail");
-  }
   s.running = true;
   s.start = now;
   s.cost.duration = static_cast<Time>(done.duration.count());
@@ -179,19 +177,14 @@ const ItemCost& Runtime::submit_item(int context, std::function<void()> done) {
   const backends::WorkItem& item = s.started.item;
   const models::Prediction p = setup_.perf_model->predict(
       {*setup_.device, item.mode, *item.workload, item.phase, item.batch_size});
-  s.cost.duration =
-      backends::duration_of_prediction(p.time_ms, setup_.perf_model->name(), item.workload->name())
-          .count();
-  const std::size_t rails = idle_power_w_.size();
-  for (std::size_t r = 0; r < rails; ++r) {
+  s.cost.duration = duration_of(p, *item.workload);
+  for (std::size_t r = 0; r < idle_power_w_.size(); ++r) {
     s.cost.rail_active_w[r] =
         r < p.power.power_w.size() ? std::max(0.0, p.power.power_w[r] - idle_power_w_[r]) : 0.0;
   }
   lanes_[static_cast<std::size_t>(context)]->submit(
-      item, [this, context, rails, done = std::move(done)](const backends::Completion& c) {
-        if (c.duration.count() <= 0 || c.rail_energy_j.size() != rails) {
-          throw Error("backend: a completion needs a duration > 0 and one energy per rail");
-        }
+      item, [this, context, done = std::move(done)](const backends::Completion& c) {
+        check_completion(c);
         Slot& slot = this->slot(context);
         slot.done = c;
         // The time in its context, as measured; never more than the run saw pass (the device's
@@ -305,10 +298,20 @@ RunResult Runtime::run() {
 
 Time Runtime::predicted_time(const models::Workload& workload, models::Phase phase,
                              std::size_t batch_size) const {
-  const models::Prediction p = setup_.perf_model->predict(
-      {*setup_.device, setup_.mode, workload, phase, static_cast<int>(batch_size)});
+  return duration_of(setup_.perf_model->predict({*setup_.device, setup_.mode, workload, phase,
+                                                 static_cast<int>(batch_size)}),
+                     workload);
+}
+
+Time Runtime::duration_of(const models::Prediction& p, const models::Workload& workload) const {
   return backends::duration_of_prediction(p.time_ms, setup_.perf_model->name(), workload.name())
       .count();
+}
+
+void Runtime::check_completion(const backends::Completion& done) const {
+  if (done.duration.count() <= 0 || done.rail_energy_j.size() != idle_power_w_.size()) {
+    throw Error("backend: a completion needs a duration > 0 and one energy per rail");
+  }
 }
 
 Time Runtime::predicted_duration(int context) {

@@ -92,6 +92,10 @@ class Runtime final : public GpuHost, public PowerSink {
   void integrate_to(Time t);  // busy times up to t
   Time predicted_time(const models::Workload& workload, models::Phase phase,
                       std::size_t batch_size) const;
+  // The run's predicted time of an item the model predicted `p` for (duration_of_prediction).
+  Time duration_of(const models::Prediction& p, const models::Workload& workload) const;
+  // Error for a completion without a positive duration or one energy per rail.
+  void check_completion(const backends::Completion& done) const;
   RunResult collect();
   // A real-time backend: executes every distinct item of the run once before the clock starts
   // (distinct_items), on the context's own lane in a concurrent run (buffers, algorithm choices
