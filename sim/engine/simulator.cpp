@@ -76,10 +76,7 @@ void Simulator::take_posted() {
 }
 
 bool Simulator::wait_or_posted(Time t) {
-  if (!inbox_) {
-    wall_->sleep_until(t);
-    return true;
-  }
+  assert(inbox_ && "pace_with() makes the inbox of a paced simulator");
   std::unique_lock lock(inbox_->mutex);
   return !inbox_->posted.wait_until(lock, wall_->at(t),
                                     [this] { return !inbox_->actions.empty(); });
