@@ -50,6 +50,12 @@ void require_available(std::string_view name) {
   }
 }
 
+bool is_measured_backend(std::string_view name) {
+  const std::vector<std::string>& known = backend_names();
+  if (std::find(known.begin(), known.end(), name) == known.end()) require_available(name);
+  return name != "sim";
+}
+
 GpuDescription probe_gpu([[maybe_unused]] int device) {
 #ifdef FULCRUM_CUDA_BACKEND
   const cuda::GpuProperties p = cuda::probe_gpu(device);

@@ -47,6 +47,11 @@ std::vector<std::string> available_backends();
 // available_backends() as people read it: "sim" or "sim, cuda".
 std::string available_backends_text();
 
+// Whether the backend called `name` measures a real device (Backend::is_measured() of what
+// make_backend would return), for a verb that must decide before it makes one: "cuda" yes, "sim"
+// no. InputError as require_available() for a name that is not a backend.
+bool is_measured_backend(std::string_view name);
+
 // Throws what make_backend would for a name that is unknown or not in this build.
 void require_available(std::string_view name);
 

@@ -305,7 +305,7 @@ std::unique_ptr<Backend> CudaBackend::open_context() {
 std::string CudaBackend::gpu_name() const { return ctx_->name; }
 
 CudaBackend::Prepared& CudaBackend::prepared(const WorkItem& item) {
-  const auto* graph_workload = dynamic_cast<const models::GraphWorkload*>(item.workload);
+  const auto* graph_workload = item.workload->graph();
   if (graph_workload == nullptr) {
     throw InputError("cuda backend: workload '" + item.workload->name() +
                      "' has no layer graph to execute");
