@@ -102,6 +102,7 @@ RunResult simulate(PreparedRun& prepared, RunObserver* observer, ProgressFn prog
   setup.pipeline = prepared.pipeline.get();
   setup.on_clock_start = prepared.on_clock_start;
   setup.on_clock_end = prepared.on_clock_end;
+  setup.stop_requested = [] { return pending_interrupt().has_value(); };
   return run(setup, *prepared.backend, observer, std::move(progress));
 }
 
