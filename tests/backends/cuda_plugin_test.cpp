@@ -100,6 +100,27 @@ TEST_CASE("a plugin file that is not a library is one line naming the file and t
   CHECK(std::string(e.what()).find('\n') == std::string::npos);
 }
 
+TEST_CASE("a plugin that needs a library the loader cannot find is one line naming that library") {
+  if (!has_cuda_backend()) return;
+  const models::DeviceSpec device;
+  const ScopedEnv env("FULCRUM_CUDA_PLUGIN", FULCRUM_STAND_IN_NEEDS_DEPENDENCY);
+  const InputError e = testing::error_of([&] { make_backend("cuda", {.device = &device}); });
+  CHECK(e.key_path() == "--backend");
+  CHECK_THAT(e.problem(),
+             Catch::StartsWith("cannot load the cuda backend " +
+                               std::string(FULCRUM_STAND_IN_NEEDS_DEPENDENCY) + ": " +
+                               FULCRUM_STAND_IN_DEPENDENCY + ": cannot open shared object file"));
+  CHECK(std::string(e.what()).find('\n') == std::string::npos);
+}
+
+TEST_CASE("a library without the plugin's entry point is refused as not a plugin") {
+  if (!has_cuda_backend()) return;
+  const ScopedEnv env("FULCRUM_CUDA_PLUGIN", FULCRUM_STAND_IN_NO_ENTRY);
+  const InputError e = testing::error_of([] { probe_gpu(0); });
+  CHECK(e.key_path() == "--probe");
+  CHECK_THAT(e.problem(), Catch::Contains("not a fulcrum cuda plugin (no fulcrum_cuda_plugin)"));
+}
+
 TEST_CASE("the fulcrum executable links no CUDA library") {
   if (run_shell("command -v readelf >/dev/null 2>&1").status != 0) {
     WARN(FULCRUM_SKIP_MARKER " readelf is not installed");
@@ -138,6 +159,18 @@ TEST_CASE(
   CHECK(probe.status == 2);
   CHECK(lines_in(probe.out) == 1);
   CHECK_THAT(probe.out, Catch::StartsWith("--probe: "));
+
+  // With the plugin beside the executable, it loads: the GPU described, or the machine's answer
+  // that it has none -- never a plugin that cannot be loaded.
+  if (has_cuda_backend()) {
+    const Ran real =
+        run_shell(fulcrum + " devices --probe --out " + out("real.yaml") + " 2>&1 >/dev/null");
+    if (real.status != 0) {
+      CHECK(real.status == 2);
+      CHECK(lines_in(real.out) == 1);
+      CHECK_THAT(real.out, Catch::StartsWith("--probe: no GPU answers on this machine ("));
+    }
+  }
 
   const Ran sim = run_shell(env + fulcrum + " run " + scenario + " --out " + out("sim") +
                             " -q 2>&1 >/dev/null");
