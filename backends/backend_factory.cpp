@@ -61,6 +61,12 @@ const cuda::PluginApi& plugin(const char* key) {
   const std::lock_guard lock(mutex);
   if (api != nullptr) return *api;
   const std::string path = plugin_path();
+  // A FIFO would block dlopen() forever, a device or a folder is no plugin either.
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    plugin_failure(key, path, "not a regular file");
+  }
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* e = dlerror();

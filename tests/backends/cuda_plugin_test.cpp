@@ -2,6 +2,7 @@
 // and a plugin that cannot be loaded -- absent, not a library, a CUDA library missing -- is one
 // line and exit status 2, only for a command that asks for the GPU, while a simulation runs.
 // The in-process checks only ever fail to load the plugin (a plugin loaded once stays loaded).
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -98,6 +99,20 @@ TEST_CASE("a plugin file that is not a library is one line naming the file and t
   CHECK(e.key_path() == "--backend");
   CHECK_THAT(e.problem(), Catch::StartsWith("cannot load the cuda backend " + bad + ": "));
   CHECK(std::string(e.what()).find('\n') == std::string::npos);
+}
+
+TEST_CASE("a plugin path naming a FIFO, a device or a folder is refused without opening it") {
+  if (!has_cuda_backend()) return;
+  testing::TempDir dir;
+  const std::string fifo = (dir.path() / "fifo.so").string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero"), dir.path().string()}) {
+    INFO(path);
+    const ScopedEnv env("FULCRUM_CUDA_PLUGIN", path);
+    const InputError e = testing::error_of([] { probe_gpu(0); });  // a FIFO would block here
+    CHECK(e.problem() == "cannot load the cuda backend " + path +
+                             ": not a regular file (FULCRUM_CUDA_PLUGIN may name the plugin file)");
+  }
 }
 
 TEST_CASE("a plugin that needs a library the loader cannot find is one line naming that library") {
