@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <fstream>
 #include <optional>
 #include <system_error>
 #include <utility>
@@ -54,7 +55,7 @@ void check_not_input(const fs::path& path, const std::string& key,
 }  // namespace
 
 void check_output_file(const fs::path& path, const std::string& key,
-                       const std::vector<fs::path>& inputs) {
+                       const std::vector<fs::path>& inputs, std::string_view ours) {
   if (path.empty()) throw InputError(std::nullopt, key, "is empty; name an output file");
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
@@ -70,9 +71,17 @@ void check_output_file(const fs::path& path, const std::string& key,
   } else if (fs::is_symlink(fs::symlink_status(path, ec))) {
     refuse(key, path, "is a dangling symbolic link; name a regular file");
   }
-  const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec)) refuse(key, path, "is in no folder (" + parent.string() + ")");
   check_not_input(path, key, inputs, "an input");
+  if (!ours.empty() && fs::is_regular_file(status) && fs::file_size(path, ec) > 0) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(ours.size(), '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    if (!in || head != ours) {
+      refuse(key, path,
+             "exists and is not an earlier output of this command (it does not start with '" +
+                 std::string(ours) + "'); choose a new file or remove it");
+    }
+  }
 }
 
 void check_output_folder(const fs::path& dir, const std::string& key,

@@ -9,15 +9,20 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fulcrum::sim {
 
 // InputError (key `key`, e.g. "--out") naming the path and the rule it breaks. `inputs` are the
 // files the command reads; they are compared by identity (device and inode), so another spelling
-// of the same file, or a hard link to it, is refused too.
+// of the same file, or a hard link to it, is refused too. With `ours` (what the verb's files
+// start with, e.g. "# fulcrum profile"), an existing non-empty file is replaced only when it
+// starts so: a verb overwrites its own earlier output, never a scenario or a user's data.
 void check_output_file(const std::filesystem::path& path, const std::string& key,
-                       const std::vector<std::filesystem::path>& inputs = {});
+                       const std::vector<std::filesystem::path>& inputs = {},
+                       std::string_view ours = {});
 
 // The same for an output folder: absent or a folder (not a file or device), and no input inside
 // it (a published result replaces the whole folder).
