@@ -1,5 +1,6 @@
 // `fulcrum profile`: measures training and inference minibatches on a backend over power modes
 // and batch sizes, and writes the profile CSV that the `table` performance model reads.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <memory>
@@ -16,9 +17,12 @@
 #include "sim/app/profiling.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/data_dirs.hpp"
+#include "sim/config/input_text.hpp"
 #include "sim/config/perf_model_loader.hpp"
 #include "sim/report/interrupt.hpp"
+#include "sim/report/output_path.hpp"
 #include "sim/report/summary.hpp"
+#include "sim/scenario/scenario_limits.hpp"
 
 namespace fulcrum::sim {
 
@@ -97,16 +101,42 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   const models::DeviceCatalog devices = devices_from(data_dir);
   const models::DeviceSpec& device = devices.get(vm["device"].as<std::string>());
 
+  // The outputs first: each a regular file or absent, and one that exists is an earlier
+  // profile (or layer-times file), never a scenario or anyone's data.
+  const std::string out_path = vm["out"].as<std::string>();
+  check_output_file(out_path, "--out", {}, "# fulcrum profile");
+  if (flags.profile_layers) {
+    check_output_file(app::layer_times_path(out_path), "--out", {}, "model,phase,minibatch_size");
+  }
+  // What the profile's own reader refuses is refused here, before any measurement.
+  const std::string dataset = vm["dataset"].as<std::string>();
+  if (dataset.empty() || dataset.find_first_of(",\"\r\n") != std::string::npos) {
+    throw InputError(std::nullopt, "--dataset",
+                     "must be a non-empty word without commas, quotes or line breaks, got '" +
+                         printable(dataset) + "'");
+  }
   std::vector<backends::ProfilePoint> points;
   const std::vector<std::string> phases = parse_word_list(vm["phases"].as<std::string>());
   const std::vector<int> batches =
       parse_int_list(vm["batch-sizes"].as<std::string>(), "--batch-sizes");
+  for (const int b : batches) {
+    if (b > limits::kMaxBatchSize) {
+      throw InputError(std::nullopt, "--batch-sizes",
+                       "expected at most " + std::to_string(limits::kMaxBatchSize) + ", got " +
+                           std::to_string(b));
+    }
+  }
+  std::vector<const models::Workload*> seen;
   for (const std::string& name : parse_word_list(vm["workloads"].as<std::string>())) {
     const models::Workload* w = models::workload_catalog().find(name);
     if (w == nullptr) {
       throw InputError(std::nullopt, "--workloads",
                        "unknown workload '" + name + "'; see fulcrum workloads");
     }
+    if (std::find(seen.begin(), seen.end(), w) != seen.end()) {
+      throw InputError(std::nullopt, "--workloads", "'" + name + "' is given twice");
+    }
+    seen.push_back(w);
     for (const std::string& phase : phases) {
       if (phase != "training" && phase != "inference") {
         throw InputError(std::nullopt, "--phases",
@@ -142,7 +172,6 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   const std::vector<models::PowerMode> modes =
       measurable_modes(requested, hardware, clocks.get(), device, notes);
 
-  const std::string out_path = vm["out"].as<std::string>();
   std::vector<backends::ProfileMeasurement> rows;
   std::vector<IdleMeasurement> idle;
   {
@@ -186,8 +215,7 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
           (meter ? "; power: " + meter->name() + " energy over windows of >= " +
                        fixed(settle.window_s, 2) + " s of back-to-back minibatches"
                  : std::string())};
-  write_file_atomically(out_path, profile_csv_text(rows, device.rails, comments,
-                                                   vm["dataset"].as<std::string>(), idle));
+  write_file_atomically(out_path, profile_csv_text(rows, device.rails, comments, dataset, idle));
   if (!quiet) err << "fulcrum: wrote " << rows.size() << " rows to " << out_path << "\n";
   if (flags.profile_layers) {
     const std::filesystem::path layers = layer_times_path(out_path);

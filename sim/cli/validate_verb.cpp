@@ -30,6 +30,7 @@
 #include "sim/config/perf_model_loader.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/json_writer.hpp"
+#include "sim/report/output_path.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
@@ -129,6 +130,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
       "repeats", po::value<int>()->default_value(10), "profile: median of N minibatches")(
       "discard", po::value<int>()->default_value(1), "profile: minibatches discarded first")(
       "quiet,q", "print nothing on success")(
+      "json", "print comparison.json on stdout instead of comparison.md")(
       "progress", "show the measured run's progress even when stderr is not a terminal");
   add_settle_options(options);
   add_clock_options(options);
@@ -183,6 +185,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const fs::path out_dir = vm.count("out")
                                ? fs::path(vm["out"].as<std::string>())
                                : fs::path("out") / ("validate-" + resolved.scenario.name);
+  check_output_folder(out_dir, "--out", {scenario_path});
   StagedBundle bundle(out_dir);
   const ClockOptions clock_options = clock_options_from(vm);
   const std::unique_ptr<backends::ClockControl> clocks =
@@ -324,7 +327,9 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   write_file_atomically(bundle.dir() / "device.json", device_text);
   bundle.publish();
   if (!quiet) {
-    out << comparison_markdown(comparison, resolved.scenario.name, backend_name);
+    out << (vm.count("json")
+                ? comparison_json(comparison)
+                : comparison_markdown(comparison, resolved.scenario.name, backend_name));
     err << "fulcrum: wrote the validation bundle " << out_dir.string()
         << " (plot: python3 scripts/plot_validation.py " << out_dir.string() << ")\n";
   }
