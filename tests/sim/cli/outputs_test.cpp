@@ -2,8 +2,10 @@
 // device, a folder, a FIFO, one of the command's inputs or someone else's file is refused with
 // one line before any work; options a verb would ignore are refused; --json is JSON.
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -134,4 +136,23 @@ TEST_CASE("a --set that conflicts with the scenario's preset is blamed on the --
   CHECK(refusal({"run", "scenarios/quickstart.yaml", "--set", "device.cores=4"}) ==
         "--set: device.cores: the scenario names the preset power_mode MAXN; give either a "
         "preset or cores/cpu_mhz/gpu_mhz/emc_mhz, not both");
+}
+
+TEST_CASE("a binary CSV header reaches the terminal escaped, never raw") {
+  TempDir dir;
+  const std::string csv = dir.write("bin.csv", std::string("mo\x01"
+                                                           "del,\x1b[2J,x\n1,2,3\n"));
+  const std::filesystem::path err = dir.path() / "err.txt";
+  const std::string command =
+      std::string(FULCRUM_BINARY) + " predict --fit " + csv + " --at " + csv + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  CHECK(WEXITSTATUS(status) == 2);
+  const std::string text = slurp(err);
+  REQUIRE_FALSE(text.empty());
+  CHECK(text.back() == '\n');
+  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+    INFO(i);
+    CHECK(static_cast<unsigned char>(text[i]) >= 0x20);  // no control byte but the final newline
+  }
+  CHECK(text.find("mo\\x01del") != std::string::npos);
 }
