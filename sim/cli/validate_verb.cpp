@@ -12,6 +12,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backend_factory.hpp"
@@ -40,55 +41,6 @@ namespace fs = std::filesystem;
 using namespace app;  // the profiling helpers
 
 namespace {
-
-// The bundle folder, staged beside its final place and renamed into it at the end: a failure or
-// an interrupt leaves the previous bundle (or nothing) as it was.
-class StagedBundle {
- public:
-  explicit StagedBundle(fs::path target) : target_(std::move(target)) {
-    std::error_code ec;
-    if (fs::exists(target_, ec) && !fs::is_empty(target_, ec) &&
-        !fs::exists(target_ / "comparison.json", ec)) {
-      throw InputError(std::nullopt, "--out",
-                       target_.string() +
-                           " holds files that are not a validation bundle; "
-                           "choose an absent or empty folder");
-    }
-    const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
-    fs::create_directories(parent, ec);
-    std::string name = ".";
-    name += target_.filename().string();
-    name += ".staging-";
-    name += std::to_string(getpid());
-    staging_ = parent / name;
-    fs::remove_all(staging_, ec);
-    if (!fs::create_directories(staging_ / "inputs", ec)) {
-      throw InputError(std::nullopt, "--out", "cannot create " + staging_.string());
-    }
-  }
-  ~StagedBundle() {
-    std::error_code ec;
-    if (!published_) fs::remove_all(staging_, ec);
-  }
-  StagedBundle(const StagedBundle&) = delete;
-  StagedBundle& operator=(const StagedBundle&) = delete;
-
-  const fs::path& dir() const { return staging_; }
-  void publish() {
-    std::error_code ec;
-    fs::remove_all(target_, ec);
-    fs::rename(staging_, target_, ec);
-    if (ec)
-      throw Error("cannot move " + staging_.string() + " to " + target_.string() + ": " +
-                  ec.message());
-    published_ = true;
-  }
-
- private:
-  fs::path target_;
-  fs::path staging_;
-  bool published_ = false;
-};
 
 // The (workload, phase, batch size) points a scenario runs: its training minibatch and each
 // stream's batch, plus batch 1 for a stream that may dispatch partial batches (max_wait_ms).
@@ -186,7 +138,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
                                ? fs::path(vm["out"].as<std::string>())
                                : fs::path("out") / ("validate-" + resolved.scenario.name);
   check_output_folder(out_dir, "--out", {scenario_path});
-  StagedBundle bundle(out_dir);
+  // The bundle is claimed, staged and published as a run's folder is (locked, swapped whole).
+  ResultFolder::Options bundle_options;
+  bundle_options.layout = &ResultLayout::validation_bundle();
+  ResultFolder bundle(out_dir, std::move(bundle_options));
+  fs::create_directories(bundle.staging_dir() / "inputs");
   const ClockOptions clock_options = clock_options_from(vm);
   const std::unique_ptr<backends::ClockControl> clocks =
       make_clock_control(clock_options, hardware, err);
@@ -232,7 +188,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const std::vector<IdleMeasurement> idle =
       hardware ? measure_idle(*device_backend, {modes.back()}, quiet ? nullptr : &err)
                : std::vector<IdleMeasurement>{};
-  const fs::path profile_csv = bundle.dir() / "inputs/profile.csv";
+  const fs::path profile_csv = bundle.staging_dir() / "inputs/profile.csv";
   write_file_atomically(
       profile_csv,
       profile_csv_text(
@@ -252,11 +208,11 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (flags.profile_layers) {
     write_file_atomically(layer_times_path(profile_csv), layer_times_csv_text(rows));
   }
-  fs::copy_file(scenario_path, bundle.dir() / "inputs/scenario.yaml");
+  fs::copy_file(scenario_path, bundle.staging_dir() / "inputs/scenario.yaml");
   {
     std::string command = "fulcrum validate";
     for (const std::string& a : args) command += " " + a;
-    write_file_atomically(bundle.dir() / "inputs/command.txt", command + "\n");
+    write_file_atomically(bundle.staging_dir() / "inputs/command.txt", command + "\n");
   }
 
   // 2. Simulate with the table.
@@ -264,7 +220,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
     err << "fulcrum: validate " << resolved.scenario.name << ": 2/3 simulating with the profile\n";
   const TablePerfModel table{{fs::absolute(profile_csv).string()}};
   const app::ScenarioRun sim_run =
-      plan.with_perf_model(table).run(std::optional<fs::path>(bundle.dir() / "simulated"));
+      plan.with_perf_model(table).run(std::optional<fs::path>(bundle.staging_dir() / "simulated"));
 
   // 3. Run for real, in wall-clock time.
   if (!quiet) {
@@ -308,7 +264,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const std::optional<backends::EnergyReading>& whole_run =
       run_meter ? run_meter->reading() : no_reading;
   const app::ScenarioRun real_run =
-      std::move(measured).run(std::optional<fs::path>(bundle.dir() / "measured"), {},
+      std::move(measured).run(std::optional<fs::path>(bundle.staging_dir() / "measured"), {},
                               progress ? progress->callback() : ProgressFn{});
 
   // The clocks as the measured run had them: read before they are restored.
@@ -321,10 +277,10 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
                                       whole_run->average_power_w()};
   }
   const Comparison comparison = compare_runs(sim_run.result, real_run.result, device_meter);
-  write_file_atomically(bundle.dir() / "comparison.json", comparison_json(comparison));
-  write_file_atomically(bundle.dir() / "comparison.md",
+  write_file_atomically(bundle.staging_dir() / "comparison.json", comparison_json(comparison));
+  write_file_atomically(bundle.staging_dir() / "comparison.md",
                         comparison_markdown(comparison, resolved.scenario.name, backend_name));
-  write_file_atomically(bundle.dir() / "device.json", device_text);
+  write_file_atomically(bundle.staging_dir() / "device.json", device_text);
   bundle.publish();
   if (!quiet) {
     out << (vm.count("json")
