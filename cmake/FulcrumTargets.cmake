@@ -51,8 +51,15 @@ function(fulcrum_tests name dir)
     FULCRUM_REFERENCE_DIR="${FULCRUM_REFERENCE_DIR}"
     FULCRUM_SKIP_MARKER="${FULCRUM_SKIP_MARKER}"
     FULCRUM_BINARY="$<TARGET_FILE:fulcrum>")
+  # Tests tagged [wall] measure wall-clock time: they hold the resource lock `wall_clock`, so
+  # that a parallel ctest never runs two of them at once (their bounds also hold under load).
   catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                       TEST_SPEC "~[wall]"
                        PROPERTIES SKIP_REGULAR_EXPRESSION "${FULCRUM_SKIP_MARKER}")
+  catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                       TEST_SPEC "[wall]"
+                       PROPERTIES SKIP_REGULAR_EXPRESSION "${FULCRUM_SKIP_MARKER}"
+                                  RESOURCE_LOCK wall_clock)
 endfunction()
 
 function(fulcrum_bench name dir)

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backends/backend_factory.hpp"
-#include "backends/hardware/nvml_power_meter.hpp"
+#include "backends/hardware/power_meter.hpp"
 #include "models/device/device_catalog.hpp"
 #include "models/device/power_mode.hpp"
 #include "models/device/power_mode_resolver.hpp"
@@ -110,14 +110,15 @@ std::string number(double v) {
 // CURRENT: Fulcrum never changes a data-centre GPU's clocks.
 std::string probe_yaml(const std::string& name, std::ostream& err) {
   const backends::GpuDescription g = backends::probe_gpu(0);
-  std::optional<backends::NvmlDeviceInfo> info;
+  std::optional<backends::MeteredDeviceInfo> info;
   std::optional<double> idle_w;
   try {
-    backends::NvmlPowerMeter meter({});
-    info = meter.info();
-    meter.start();
+    const std::unique_ptr<backends::PowerMeter> meter =
+        backends::make_power_meter({.kind = backends::PowerMeterKind::nvml});
+    info = meter->description();
+    meter->start();
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    idle_w = meter.stop().average_power_w();
+    idle_w = meter->stop().average_power_w();
   } catch (const std::exception& e) {
     err << "fulcrum: devices --probe: no NVML readings (" << e.what() << ")\n";
   }

@@ -89,7 +89,7 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   const std::string backend_name = vm["backend"].as<std::string>();
   backends::require_available(backend_name);
-  const bool hardware = backend_name != "sim";
+  const bool hardware = backends::is_measured_backend(backend_name);
   const std::string clock = vm["clock"].as<std::string>();
   if (clock != "virtual" && clock != "wall") {
     throw InputError(std::nullopt, "--clock", "expected virtual or wall, got '" + clock + "'");

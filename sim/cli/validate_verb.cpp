@@ -111,7 +111,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
       only_operand(operands, "validate", "expected one SCENARIO file");
   const std::string backend_name = vm["backend"].as<std::string>();
   backends::require_available(backend_name);
-  const bool hardware = backend_name != "sim";
+  const bool hardware = backends::is_measured_backend(backend_name);
   const double noise = vm["noise"].as<double>();
   const SettleOptions settle = settle_options_from(vm);
   const BackendFlags flags = backend_flags_from(vm, backend_name);
