@@ -148,9 +148,16 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
       make_clock_control(clock_options, hardware, err);
   std::optional<backends::ClockGuard> guard;
   if (clocks) guard.emplace(*clocks, restore_failure_printer(err));
-  const auto check_point = [] {
-    if (const std::optional<int> s = pending_interrupt())
-      throw Interrupted(*s, "nothing was written");
+  const auto check_point = [&bundle] {
+    if (const std::optional<int> s = pending_interrupt()) throw bundle.interrupted(*s);
+  };
+  // An interrupt inside a nested run names the bundle, not the run's folder inside its staging.
+  const auto in_bundle = [&bundle](auto&& run) {
+    try {
+      return run();
+    } catch (const Interrupted& e) {
+      throw bundle.interrupted(e.signal());
+    }
   };
 
   // 1. Profile on the device (for sim: the analytic model with noise, as fast as it can).
@@ -219,8 +226,10 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!quiet)
     err << "fulcrum: validate " << resolved.scenario.name << ": 2/3 simulating with the profile\n";
   const TablePerfModel table{{fs::absolute(profile_csv).string()}};
-  const app::ScenarioRun sim_run =
-      plan.with_perf_model(table).run(std::optional<fs::path>(bundle.staging_dir() / "simulated"));
+  const app::ScenarioRun sim_run = in_bundle([&] {
+    return plan.with_perf_model(table).run(
+        std::optional<fs::path>(bundle.staging_dir() / "simulated"));
+  });
 
   // 3. Run for real, in wall-clock time.
   if (!quiet) {
@@ -263,9 +272,10 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const std::optional<backends::EnergyReading> no_reading;
   const std::optional<backends::EnergyReading>& whole_run =
       run_meter ? run_meter->reading() : no_reading;
-  const app::ScenarioRun real_run =
-      std::move(measured).run(std::optional<fs::path>(bundle.staging_dir() / "measured"), {},
-                              progress ? progress->callback() : ProgressFn{});
+  const app::ScenarioRun real_run = in_bundle([&] {
+    return std::move(measured).run(std::optional<fs::path>(bundle.staging_dir() / "measured"), {},
+                                   progress ? progress->callback() : ProgressFn{});
+  });
 
   // The clocks as the measured run had them: read before they are restored.
   const std::string device_text =

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -155,4 +156,24 @@ TEST_CASE("a binary CSV header reaches the terminal escaped, never raw") {
     CHECK(static_cast<unsigned char>(text[i]) >= 0x20);  // no control byte but the final newline
   }
   CHECK(text.find("mo\\x01del") != std::string::npos);
+}
+
+TEST_CASE("an interrupted validate names its bundle and leaves no lock or staging folder") {
+  TempDir dir;
+  const std::filesystem::path bundle = dir.path() / "bundle";
+  const std::filesystem::path err = dir.path() / "err.txt";
+  // A 20 s wall-clock measured run: the signal comes in one of validate's stages, whichever.
+  const std::string command = "timeout -s INT 2 " + std::string(FULCRUM_BINARY) +
+                              " validate scenarios/quickstart.yaml --duration-s 20 -q --out " +
+                              bundle.string() + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  CHECK(WEXITSTATUS(status) == 124);  // timeout's status for a command it signalled
+  CHECK(slurp(err) ==
+        "fulcrum: interrupted (SIGINT); nothing was written to " + bundle.string() + "\n");
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    left.push_back(e.path().filename().string());
+  }
+  std::sort(left.begin(), left.end());
+  CHECK(left == std::vector<std::string>{"err.txt"});
 }
