@@ -129,13 +129,6 @@ models::PowerMode mode_of(const models::ProfileRow& r, int tpcs) {
   return {r.cores, r.cpu_khz, r.gpu_hz, r.emc_hz, tpcs};
 }
 
-// `v` with 9 significant digits (a prediction far below a millisecond stays positive).
-std::string significant(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -346,8 +339,8 @@ PredictReport predict(const PredictRequest& request) {
       const models::ProfileRow& r = at_rows[i];
       csv << workload << ',' << r.cores << ',' << fixed(r.cpu_khz, 0) << ',' << fixed(r.gpu_hz, 0)
           << ',' << fixed(r.emc_hz, 0) << ',' << models::to_string(r.phase) << ',' << r.batch_size
-          << ',' << significant(predicted[i].time_s * 1e3) << ','
-          << significant(predicted[i].power_w) << '\n';
+          << ',' << significant(predicted[i].time_s * 1e3, 9) << ','
+          << significant(predicted[i].power_w, 9) << '\n';
     }
     AtomicFile file(*request.out_csv);
     file.write(csv.str());

@@ -130,4 +130,10 @@ std::string fixed(double v, int digits) {
   return big;
 }
 
+std::string significant(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
 }  // namespace fulcrum::sim

@@ -31,5 +31,7 @@ char* put_double(char* p, double v);
 // The one formatter of numbers in messages and text reports: `v` with exactly `digits` digits
 // after the decimal point ("41.60"), as printf's %.*f in the C locale.
 std::string fixed(double v, int digits);
+// `v` with `digits` significant digits, as printf's %.*g ("63.5412345", "1.5e-07").
+std::string significant(double v, int digits);
 
 }  // namespace fulcrum::sim
