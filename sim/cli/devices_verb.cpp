@@ -19,15 +19,18 @@
 #include "models/device/power_mode.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
-#include "sim/cli/profiling.hpp"
-#include "sim/cli/scenario_run.hpp"
+#include "sim/app/profiling.hpp"
 #include "sim/cli/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
+#include "sim/config/data_dirs.hpp"
+#include "sim/report/catalog_json.hpp"
+#include "sim/report/output_path.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
 
 namespace po = boost::program_options;
+using namespace app;  // the profiling helpers
 
 namespace {
 
@@ -177,7 +180,8 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
       "probe", "describe the GPU at hand (CUDA runtime, NVML) as a catalog device file")(
       "name", po::value<std::string>()->default_value("probed-gpu"),
       "--probe: the catalog name of the device (and its file name)")(
-      "out", po::value<std::string>(), "--probe: write the device file here (default: stdout)");
+      "out", po::value<std::string>(), "--probe: write the device file here (default: stdout)")(
+      "json", "print the catalog (or the device NAME) as JSON on stdout");
   const auto [vm, names] = parse_verb("devices", args, options, "device");
   if (vm.count("help")) {
     out << verb_usage("devices [NAME] | devices --probe [--name NAME] [--out FILE]",
@@ -189,7 +193,11 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
                       options);
     return 0;
   }
+  if (vm.count("out") && !vm.count("probe")) {
+    throw InputError(std::nullopt, "--out", "only with --probe");
+  }
   if (vm.count("probe")) {
+    if (vm.count("out")) check_output_file(vm["out"].as<std::string>(), "--out");
     const std::string text = probe_yaml(vm["name"].as<std::string>(), err);
     if (vm.count("out")) {
       write_file_atomically(vm["out"].as<std::string>(), text);
@@ -199,6 +207,16 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
     return 0;
   }
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
+  if (vm.count("json")) {
+    std::vector<const models::DeviceSpec*> chosen;
+    if (!names.empty()) {
+      chosen.push_back(&catalog.get(only_operand(names, "devices", "expected at most one NAME")));
+    } else {
+      for (const models::DeviceSpec& d : catalog.devices()) chosen.push_back(&d);
+    }
+    out << devices_json(chosen);
+    return 0;
+  }
   if (!names.empty()) {
     print_device(catalog.get(only_operand(names, "devices", "expected at most one NAME")), out);
     return 0;

@@ -15,8 +15,8 @@
 
 #include "models/error.hpp"
 #include "models/workload/workload_catalog.hpp"
-#include "sim/cli/profiling.hpp"
-#include "sim/cli/scenario_run.hpp"
+#include "sim/app/profiling.hpp"
+#include "sim/app/run_plan.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/perf_model_loader.hpp"
@@ -29,6 +29,7 @@
 namespace fulcrum::sim {
 
 namespace po = boost::program_options;
+using namespace app;  // the profiling helpers
 
 namespace {
 
@@ -119,7 +120,8 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
     return 0;
   }
   const std::string path = only_operand(operands, "optimize", "expected one SCENARIO");
-  RunOptions run_options;
+  app::PlanRequest run_options;
+  run_options.scenario_path = path;
   if (vm.count("set")) run_options.overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("seed")) run_options.seed = parse_seed(vm["seed"].as<std::string>());
   const LoadedScenario loaded = load_scenario_with_sources(path, run_options.overrides);
@@ -222,7 +224,7 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
   // The event-driven run in the chosen mode.
   std::optional<RunResult> run;
   if (choice.found) {
-    RunOptions o = run_options;
+    app::PlanRequest o = run_options;
     o.seed = run_options.seed;
     o.overrides.push_back("device.cores=" + std::to_string(choice.mode.cores));
     o.overrides.push_back("device.cpu_mhz=" + mhz_text(choice.mode.cpu_khz / 1e3));
@@ -232,8 +234,7 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
       o.overrides.push_back("inference[" + std::to_string(i) +
                             "].batch_size=" + std::to_string(choice.batch_sizes[i]));
     }
-    PreparedRun prepared = prepare_run(path, o);
-    run = simulate(prepared);
+    run = app::RunPlan::load(o).simulate();
   }
 
   // optimize.json
@@ -315,7 +316,7 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
                                         ? std::filesystem::path(vm["out"].as<std::string>())
                                         : std::filesystem::path("out") / ("optimize-" + sc.name);
   std::filesystem::create_directories(dir);
-  write_file_atomically(dir / "optimize.json", j.str());
+  app::write_file_atomically(dir / "optimize.json", j.str());
 
   // The human summary.
   out << "optimize " << sc.name << ": strategy " << choice.strategy << " on the " << truth->name()
