@@ -5,6 +5,7 @@
 // (docs/SEARCH.md, "fulcrum optimize").
 #include <boost/program_options.hpp>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -21,9 +22,11 @@
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/perf_model_loader.hpp"
 #include "sim/config/scenario_loader.hpp"
+#include "sim/report/interrupt.hpp"
 #include "sim/report/json_writer.hpp"
 #include "sim/search/evaluation.hpp"
 #include "sim/search/ground_truth.hpp"
+#include "sim/search/problem_builder.hpp"
 #include "sim/search/strategy.hpp"
 
 namespace fulcrum::sim {
@@ -38,21 +41,10 @@ std::string mhz_text(double v) {
   return buf;
 }
 
-// The name the ground truth knows a catalog workload by (the measurement files write
-// "mobilenet_v3" for the catalog's "mobilenetv3-large").
-std::string truth_name(const search::GroundTruth& truth, const std::string& workload,
-                       models::Phase phase, const std::string& key) {
-  if (!truth.batch_sizes(workload, phase).empty()) return workload;
-  if (const auto* table = dynamic_cast<const search::TableGroundTruth*>(&truth)) {
-    const std::string canonical(models::canonical_workload_name(workload));
-    for (const std::string& w : table->workloads(phase)) {
-      if (models::canonical_workload_name(w) == canonical) return w;
-    }
-  }
-  throw InputError(std::nullopt, key,
-                   "workload '" + workload + "' has no " +
-                       (phase == models::Phase::training ? "training" : "inference") +
-                       " data in the " + truth.name() + " ground truth");
+// Whether a steady state lets training run (the objective's measure above 0).
+bool trains(const search::Problem& p, const search::SteadyState& s) {
+  return p.objective == search::Objective::per_window && !p.streams.empty() ? s.per_window > 0
+                                                                            : s.per_s > 0;
 }
 
 void write_state(JsonWriter& j, const search::SteadyState& s, const search::Problem& p) {
@@ -96,7 +88,7 @@ void write_choice(JsonWriter& j, const search::Choice& c) {
 
 }  // namespace
 
-int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description options("Options");
   options.add_options()("help,h", "this help")(
       "out,o", po::value<std::string>(), "folder for optimize.json (default: out/optimize-NAME)")(
@@ -136,32 +128,62 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
                              : spec.seed      ? *spec.seed
                                               : sc.seed;
 
+  // The folder, checked before any work: out/optimize-NAME (NAME without a leading "optimize-").
+  const std::string short_name = sc.name.rfind("optimize-", 0) == 0 ? sc.name.substr(9) : sc.name;
+  const std::filesystem::path dir = vm.count("out")
+                                        ? std::filesystem::path(vm["out"].as<std::string>())
+                                        : std::filesystem::path("out") / ("optimize-" + short_name);
+  {
+    std::error_code ec;
+    if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+      throw InputError(std::nullopt, "--out",
+                       "'" + dir.string() +
+                           "' exists and is not a folder (optimize writes "
+                           "optimize.json into a folder)");
+    }
+  }
+
+  // Said once, before the search: what the closed form does not model.
+  if (sc.budgets.latency_ms && sc.budgets.latency_percentile != 100) {
+    err << "optimize: warning: budgets.latency_percentile " << sc.budgets.latency_percentile
+        << " is not what the search judges: its closed form bounds peak latency (100)\n";
+  }
+  for (std::size_t i = 0; i < sc.inference.size(); ++i) {
+    if (sc.inference[i].max_wait_ms) {
+      err << "optimize: warning: inference[" << i
+          << "].max_wait_ms is ignored by the search: its closed form dispatches full batches "
+             "only (the event-driven run honours it)\n";
+    }
+  }
+
   // The ground truth.
   const models::DeviceCatalog catalog = devices_from(run_options.data_dir);
   const models::DeviceSpec& device = catalog.get(sc.device.model);
   const std::string reference =
-      vm.count("reference") ? vm["reference"].as<std::string>() : default_reference_dir().path;
-  std::unique_ptr<search::GroundTruth> truth;
-  std::unique_ptr<models::PerfModel> analytic;
-  if (spec.ground_truth == "table") {
-    truth = search::TableGroundTruth::load(reference + "/measurements", device);
-  } else {
-    analytic = load_perf_model(AnalyticPerfModel{}, run_options.data_dir, device);
-    truth = std::make_unique<search::ModelGroundTruth>(device, *analytic, spec.batch_sizes);
+      vm.count("reference") ? vm["reference"].as<std::string>() : reference_dir_for(path);
+  search::TruthSources sources{reference + "/measurements", run_options.data_dir, spec.batch_sizes,
+                               sc.training ? sc.training->batch_size : 16};
+  const std::unique_ptr<search::GroundTruth> truth =
+      search::make_ground_truth(spec.ground_truth, device, sources);
+  {
+    const bool table_model = std::holds_alternative<TablePerfModel>(sc.device.perf_model);
+    const bool analytic_model = std::holds_alternative<AnalyticPerfModel>(sc.device.perf_model);
+    if ((spec.ground_truth == GroundTruthKind::table && !table_model) ||
+        (spec.ground_truth == GroundTruthKind::analytic && !analytic_model)) {
+      err << "optimize: warning: device.perf_model differs from the search's " << truth->name()
+          << " ground truth: the event-driven run predicts with another model than the search "
+             "judged on\n";
+    }
   }
 
   // The problem.
-  search::Problem problem;
-  if (sc.training) {
-    problem.training =
-        truth_name(*truth, sc.training->workload, models::Phase::training, "training.workload");
-    problem.training_batch = sc.training->batch_size;
-  }
   if (sc.inference.size() > 2) {
     throw InputError(SourceLocation{path, 0, 0}, "inference",
                      "the search handles one or two inference streams, got " +
                          std::to_string(sc.inference.size()));
   }
+  search::ProblemRequest request;
+  if (sc.training) request.training = {sc.training->workload, sc.training->batch_size};
   for (std::size_t i = 0; i < sc.inference.size(); ++i) {
     const InferenceStreamSpec& st = sc.inference[i];
     const std::string key = "inference[" + std::to_string(i) + "]";
@@ -170,44 +192,37 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
       throw InputError(SourceLocation{path, 0, 0}, key + ".arrivals",
                        "the search's closed form needs fixed arrivals (process: fixed)");
     }
-    search::SearchStream s;
-    s.workload = truth_name(*truth, st.workload, models::Phase::inference, key + ".workload");
+    search::ProblemRequest::Stream s;
+    s.workload = st.workload;
     s.arrival_per_s = fixed->rate_per_s;
-    s.latency_budget_s = sc.budgets.latency_ms ? *sc.budgets.latency_ms / 1000.0 : 1e9;
-    for (int b : truth->batch_sizes(s.workload, models::Phase::inference)) {
-      for (int want : spec.batch_sizes) {
-        if (want == b) s.batch_sizes.push_back(b);
-      }
-    }
-    if (s.batch_sizes.empty()) {
-      throw located("search.batch_sizes", "none of these batch sizes was measured for '" +
-                                              s.workload + "' in the " + truth->name() +
-                                              " ground truth");
-    }
-    problem.streams.push_back(s);
+    if (sc.budgets.latency_ms) s.latency_budget_s = *sc.budgets.latency_ms / 1000.0;
+    s.batch_sizes = spec.batch_sizes;
+    s.workload_key = key + ".workload";
+    s.batch_key = "search.batch_sizes";
+    request.streams.push_back(std::move(s));
   }
-  problem.power_budget_w = sc.budgets.power_w;
-  problem.power_kind = spec.power_constraint == "time-weighted"
-                           ? search::PowerConstraint::time_weighted
-                           : search::PowerConstraint::max_of_phases;
-  problem.objective = spec.objective == "per-second" ? search::Objective::per_second
-                                                     : search::Objective::per_window;
-  problem.grid = spec.modes;
-  // The time-weighted power charges idle time at the catalog's idle figure; the measurements
-  // have none of their own.
-  problem.idle_power_w = search::catalog_idle_power_w(device);
+  request.power_budget_w = sc.budgets.power_w;
+  request.power_kind = spec.power_constraint;
+  request.objective = spec.objective;
+  request.grid = spec.modes;
+  search::Problem problem;
+  try {
+    problem = search::problem_from(request, *truth);
+  } catch (const InputError& e) {
+    throw located(e.key_path(), e.problem());
+  }
   std::optional<search::SearchContext> context;
   try {
     context.emplace(search::make_context(*truth, problem, seed));
   } catch (const InputError& e) {
-    throw located("search.modes", e.what());
+    throw located("search.modes", e.problem());
   }
   std::unique_ptr<search::Strategy> strategy;
   try {
     strategy = search::strategy_registry().make(spec.strategy,
                                                 {.max_modes = spec.max_modes, .seed = seed});
   } catch (const InputError& e) {
-    throw located("search.strategy", e.what());
+    throw located("search.strategy", e.problem());
   }
 
   // Search, judge on the truth, and the oracle.
@@ -218,23 +233,36 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
   const search::Outcome outcome = search::Scorer::evaluate(problem, choice, *truth);
   const search::Choice oracle = search::Oracle::solve(problem, *context);
   const search::Outcome oracle_outcome = search::Scorer::evaluate(problem, oracle, *truth);
-
-  // The event-driven run in the chosen mode.
-  std::optional<RunResult> run;
-  if (choice.found) {
-    RunOptions o = run_options;
-    o.seed = run_options.seed;
-    o.overrides.push_back("device.cores=" + std::to_string(choice.mode.cores));
-    o.overrides.push_back("device.cpu_mhz=" + mhz_text(choice.mode.cpu_khz / 1e3));
-    o.overrides.push_back("device.gpu_mhz=" + mhz_text(choice.mode.gpu_hz / 1e6));
-    o.overrides.push_back("device.emc_mhz=" + mhz_text(choice.mode.emc_hz / 1e6));
-    for (std::size_t i = 0; i < choice.batch_sizes.size(); ++i) {
-      o.overrides.push_back("inference[" + std::to_string(i) +
-                            "].batch_size=" + std::to_string(choice.batch_sizes[i]));
-    }
-    PreparedRun prepared = prepare_run(path, o);
-    run = simulate(prepared);
+  // An answer that trains nothing: whether any configuration would, and under which budgets.
+  std::optional<search::TrainingBudgets> training_budgets;
+  if (!problem.training.empty() && (!outcome.measured || !trains(problem, outcome.actual))) {
+    training_budgets = search::Oracle::training_budgets(problem, *context);
   }
+
+  // The event-driven run in the chosen mode. Its failure is reported after the search's result,
+  // which is printed and written whatever happens to the run.
+  std::optional<RunResult> run;
+  std::exception_ptr run_failure;
+  std::string run_error;
+  if (choice.found) try {
+      RunOptions o = run_options;
+      o.seed = run_options.seed;
+      o.overrides.push_back("device.cores=" + std::to_string(choice.mode.cores));
+      o.overrides.push_back("device.cpu_mhz=" + mhz_text(choice.mode.cpu_khz / 1e3));
+      o.overrides.push_back("device.gpu_mhz=" + mhz_text(choice.mode.gpu_hz / 1e6));
+      o.overrides.push_back("device.emc_mhz=" + mhz_text(choice.mode.emc_hz / 1e6));
+      for (std::size_t i = 0; i < choice.batch_sizes.size(); ++i) {
+        o.overrides.push_back("inference[" + std::to_string(i) +
+                              "].batch_size=" + std::to_string(choice.batch_sizes[i]));
+      }
+      PreparedRun prepared = prepare_run(path, o);
+      run = simulate(prepared);
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const std::exception& e) {
+      run_failure = std::current_exception();
+      run_error = e.what();
+    }
 
   // optimize.json
   JsonWriter j;
@@ -296,6 +324,14 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
   } else {
     j.null();
   }
+  if (run_failure) j.key("event_driven_error").value(run_error);
+  if (training_budgets) {
+    j.key("training_possible").value(training_budgets->trains_now);
+    j.key("training_would_run_with").begin_object();
+    j.key("latency_s").value(training_budgets->latency_budget_s);
+    j.key("power_w").value(training_budgets->power_budget_w);
+    j.end_object();
+  }
   j.key("profiling").begin_object();
   j.key("modes").value(choice.cost.modes);
   j.key("measurements").value(choice.cost.measurements);
@@ -311,9 +347,6 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
     j.null();
   }
   j.end_object();
-  const std::filesystem::path dir = vm.count("out")
-                                        ? std::filesystem::path(vm["out"].as<std::string>())
-                                        : std::filesystem::path("out") / ("optimize-" + sc.name);
   std::filesystem::create_directories(dir);
   write_file_atomically(dir / "optimize.json", j.str());
 
@@ -360,7 +393,30 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
   out << "  profiling: " << choice.cost.modes << " modes, " << choice.cost.measurements
       << " measurements, " << fixed(choice.cost.seconds, 1) << " s\n";
   describe("oracle", oracle, oracle_outcome);
+  if (training_budgets && !training_budgets->trains_now) {
+    out << "  no mode of the " << problem.grid << " grid lets training run within these budgets";
+    if (training_budgets->latency_budget_s || training_budgets->power_budget_w) {
+      out << "; it would with";
+      if (training_budgets->latency_budget_s) {
+        out << " a latency budget of " << fixed(*training_budgets->latency_budget_s, 3)
+            << " s (power budget kept)";
+      }
+      if (training_budgets->latency_budget_s && training_budgets->power_budget_w) out << " or";
+      if (training_budgets->power_budget_w) {
+        out << " a power budget of " << fixed(*training_budgets->power_budget_w, 1)
+            << " W (latency budget kept)";
+      }
+    }
+    out << "\n";
+  } else if (training_budgets) {
+    out << "  the choice trains nothing, though the grid holds configurations that do (see the "
+           "oracle)\n";
+  }
   out << "wrote " << (dir / "optimize.json").string() << "\n";
+  if (run_failure) {
+    out << "  the event-driven run in that choice failed (below); the search's result stands\n";
+    std::rethrow_exception(run_failure);
+  }
   return 0;
 }
 
