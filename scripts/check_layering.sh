@@ -38,7 +38,8 @@ declare -A may_include=(
   [sim/search]="$models_all sim/scenario sim/config sim/search"
   [sim/sweep]="$models_all sim/scenario sim/config sim/search sim/sweep"
   [sim/report]="$models_all backends sim/engine sim/scenario sim/runtime sim/report"
-  [sim/cli]="$models_all backends backends/hardware backends/cuda sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/cli"
+  [sim/app]="$models_all backends backends/hardware sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/app"
+  [sim/cli]="$models_all backends backends/hardware backends/cuda sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/app sim/cli"
 )
 
 # CUDA toolkit headers, as written inside <> or "".

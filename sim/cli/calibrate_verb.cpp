@@ -14,7 +14,7 @@
 #include "models/perf/cross_mode_fit.hpp"
 #include "models/perf/profile_csv.hpp"
 #include "models/workload/workload_catalog.hpp"
-#include "sim/cli/scenario_run.hpp"
+#include "sim/config/data_dirs.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/calibration_loader.hpp"
 #include "sim/config/cross_mode_loader.hpp"

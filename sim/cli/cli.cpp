@@ -9,7 +9,7 @@
 
 #include "models/error.hpp"
 #include "sim/cli/verbs.hpp"
-#include "sim/cli/version.hpp"
+#include "sim/app/version.hpp"
 
 namespace fulcrum::sim {
 

@@ -19,8 +19,8 @@
 #include "models/device/power_mode.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
-#include "sim/cli/profiling.hpp"
-#include "sim/cli/scenario_run.hpp"
+#include "sim/app/profiling.hpp"
+#include "sim/config/data_dirs.hpp"
 #include "sim/cli/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/report/summary.hpp"
@@ -28,6 +28,7 @@
 namespace fulcrum::sim {
 
 namespace po = boost::program_options;
+using namespace app;  // the profiling helpers
 
 namespace {
 

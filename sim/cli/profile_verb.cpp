@@ -13,7 +13,7 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
 #include "models/workload/workload_catalog.hpp"
-#include "sim/cli/profiling.hpp"
+#include "sim/app/profiling.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/perf_model_loader.hpp"
@@ -23,6 +23,7 @@
 namespace fulcrum::sim {
 
 namespace po = boost::program_options;
+using namespace app;  // the profiling helpers
 
 int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string backend_help =

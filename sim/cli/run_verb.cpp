@@ -3,24 +3,17 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
-#include <chrono>
-#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "backends/backend_factory.hpp"
-#include "backends/hardware/power_meter.hpp"
-#include "backends/hardware/settled_idle.hpp"
 #include "models/error.hpp"
-#include "sim/cli/profiling.hpp"
+#include "sim/app/scenario_run.hpp"
 #include "sim/cli/progress_display.hpp"
-#include "sim/cli/scenario_run.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/report/interrupt.hpp"
-#include "sim/report/result_folder.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
@@ -80,87 +73,40 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return 0;
   }
   if (scenarios.empty()) throw InputError(std::nullopt, "fulcrum run", "missing the SCENARIO file");
-  const std::string& scenario_file = only_operand(
+  app::RunRequest request;
+  request.plan.scenario_path = only_operand(
       scenarios, "run", "expected one SCENARIO file, got " + std::to_string(scenarios.size()));
-  RunOptions options_in;
-  options_in.backend = vm["backend"].as<std::string>();
-  backends::require_available(options_in.backend);
-  const BackendFlags flags = backend_flags_from(vm, options_in.backend);
-  options_in.cuda_graphs = flags.cuda_graphs;
-  options_in.layer_timing = flags.profile_layers;
+  request.plan.backend.name = vm["backend"].as<std::string>();
+  backends::require_available(request.plan.backend.name);
+  const BackendFlags flags = backend_flags_from(vm, request.plan.backend.name);
+  request.plan.backend.cuda_graphs = flags.cuda_graphs;
+  request.plan.backend.layer_timing = flags.profile_layers;
   if (const std::string clock = vm["clock"].as<std::string>(); clock == "wall") {
-    options_in.real_time = true;
+    request.plan.backend.real_time = true;
   } else if (clock != "virtual") {
     throw InputError(std::nullopt, "--clock", "expected virtual or wall, got '" + clock + "'");
   }
-  if (vm.count("set")) options_in.overrides = vm["set"].as<std::vector<std::string>>();
-  if (vm.count("seed")) options_in.seed = parse_seed(vm["seed"].as<std::string>());
+  if (vm.count("set")) request.plan.overrides = vm["set"].as<std::vector<std::string>>();
+  if (vm.count("seed")) request.plan.seed = parse_seed(vm["seed"].as<std::string>());
+  if (vm.count("out")) request.out_dir = vm["out"].as<std::string>();
+  request.wait = vm.count("wait") > 0;
+  request.command_line = {"fulcrum", "run"};
+  request.command_line.insert(request.command_line.end(), args.begin(), args.end());
   const bool quiet = vm.count("quiet") > 0;
 
   // From here a signal stops the run at its next check point instead of killing the process, so
   // that what it staged is removed (sim/report/interrupt.hpp).
   const InterruptHandlers interrupt_handlers;
-  PreparedRun prepared = prepare_run(scenario_file, options_in);
-  const std::filesystem::path out_dir =
-      vm.count("out") ? std::filesystem::path(vm["out"].as<std::string>())
-                      : std::filesystem::path("out") / prepared.resolved.scenario.name;
-  // An unusable --out, a folder that is not a result or one another run holds is bad input like
-  // any other: one line, before anything runs or prints.
-  ResultFolder::Options folder_options;
-  folder_options.wait = vm.count("wait") > 0;
-  if (!quiet) {
-    folder_options.on_wait = [&err, &out_dir](std::optional<long> holder) {
-      err << "fulcrum: waiting for another run"
-          << (holder ? " (pid " + std::to_string(*holder) + ")" : std::string()) << " to finish "
-          << out_dir.string() << "\n"
-          << std::flush;
-    };
-  }
-  ResultFolder folder(out_dir, std::move(folder_options));
-  if (!quiet) {
-    err << "fulcrum: running " << prepared.resolved.scenario.name << " ("
-        << prepared.resolved.scenario.duration_s
-        << (prepared.backend->runs_in_real_time() ? " s in real time" : " s simulated") << ") on "
-        << prepared.resolved.device->name << " at " << power_mode_label(prepared.resolved.mode)
-        << "\n";
-  }
-  // A hardware run also writes device.json: what measured it (GPU, driver, clocks read back, the
-  // power meter and its interval) and the meter over the whole run.
-  const bool hardware = options_in.backend != "sim";
-  const models::DeviceSpec& device = *prepared.resolved.device;
-  std::unique_ptr<backends::ClockControl> clocks;
-  std::optional<RunMeter> run_meter;  // the meter over the run
-  ExtraOutputs extra;
-  if (hardware) {
-    clocks = make_clock_control(ClockOptions{}, true, err);  // reads only: a run changes no clock
-    if (!quiet) {
-      const auto most = std::chrono::duration<double>(backends::IdleSettleOptions{}.max_settle);
-      err << "fulcrum: metering the device's idle power first (until it settles, at most "
-          << fixed(most.count(), 0) << " s)\n";
-    }
-    // The baseload, metered before the run's own meter starts (the backend keeps it).
-    (void)prepared.backend->idle_power(prepared.resolved.mode);
-    run_meter.emplace(prepared, backends::PowerMeterOptions{.summed_rails = device.rails},
-                      quiet ? nullptr : &err);
-    extra = [&](const std::filesystem::path& staging) {
-      write_file_atomically(staging / "device.json",
-                            device_json(device, options_in.backend, true, clocks.get(),
-                                        ClockOptions{}, 0, run_meter->reading()));
-      return std::vector<std::string>{"device.json"};
-    };
-  }
-  std::vector<std::string> command_line{"fulcrum", "run"};
-  command_line.insert(command_line.end(), args.begin(), args.end());
   const bool terminal = isatty(STDERR_FILENO) != 0;
   std::optional<ProgressDisplay> progress;
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
-  const ScenarioRun r = run_prepared(std::move(prepared), folder, command_line,
-                                     progress ? progress->callback() : ProgressFn{}, extra);
+  const app::RunReport r = app::run_scenario(request, quiet ? nullptr : &err,
+                                             progress ? progress->callback() : ProgressFn{});
   if (!quiet) {
-    out << r.summary_json;
-    err << format_summary_text(r.result);
-    err << "fulcrum: wrote " << r.outputs.size() << " files to " << out_dir.string() << " in "
-        << fixed(r.wall_s * 1e3, 1) << " ms\n";
+    out << r.run.summary_json;
+    err << format_summary_text(r.run.result);
+    err << "fulcrum: wrote " << r.run.outputs.size() << " files to " << r.out_dir.string() << " in "
+        << fixed(r.run.wall_s * 1e3, 1) << " ms\n";
   }
   return 0;
 }

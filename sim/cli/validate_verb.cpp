@@ -21,9 +21,10 @@
 #include "backends/hardware/power_meter.hpp"
 #include "backends/simulated_backend.hpp"
 #include "models/error.hpp"
-#include "sim/cli/profiling.hpp"
+#include "sim/app/profiling.hpp"
+#include "sim/app/run_meter.hpp"
+#include "sim/app/run_plan.hpp"
 #include "sim/cli/progress_display.hpp"
-#include "sim/cli/scenario_run.hpp"
 #include "sim/cli/validation_report.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/perf_model_loader.hpp"
@@ -35,6 +36,7 @@ namespace fulcrum::sim {
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
+using namespace app;  // the profiling helpers
 
 namespace {
 
@@ -161,7 +163,8 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const BackendFlags flags = backend_flags_from(vm, backend_name);
   const bool quiet = vm.count("quiet") > 0;
 
-  RunOptions base;
+  app::PlanRequest base;
+  base.scenario_path = scenario_path;
   if (vm.count("set")) base.overrides = vm["set"].as<std::vector<std::string>>();
   if (vm.count("duration-s")) {
     const double d = vm["duration-s"].as<double>();
@@ -174,8 +177,8 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
 
   const InterruptHandlers interrupt_handlers;
   // Loaded once to learn what to profile; every bad input is reported here, before anything runs.
-  PreparedRun probe = prepare_run(scenario_path, base);
-  const ResolvedScenario& resolved = probe.resolved;
+  const app::RunPlan plan = app::RunPlan::load(base);
+  const ResolvedScenario& resolved = plan.resolved();
   const models::DeviceSpec& device = *resolved.device;
   const fs::path out_dir = vm.count("out")
                                ? fs::path(vm["out"].as<std::string>())
@@ -200,7 +203,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
                                                            .layer_timing = flags.profile_layers});
   } else {
     device_backend = std::make_unique<backends::NoisyBackend>(
-        std::make_unique<backends::SimulatedBackend>(device, *probe.perf_model),
+        std::make_unique<backends::SimulatedBackend>(device, plan.perf_model()),
         backends::NoisyBackend::Options{.sigma = noise, .seed = resolved.scenario.seed});
   }
   const std::vector<models::PowerMode> modes =
@@ -256,50 +259,43 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   // 2. Simulate with the table.
   if (!quiet)
     err << "fulcrum: validate " << resolved.scenario.name << ": 2/3 simulating with the profile\n";
-  PreparedRun simulated = prepare_run(scenario_path, base);
   const TablePerfModel table{{fs::absolute(profile_csv).string()}};
-  simulated.perf_model = load_perf_model(table, base.data_dir, device);
-  simulated.resolved.scenario.device.perf_model = table;
-  simulated.backend =
-      backends::make_backend("sim", {.device = &device, .perf_model = simulated.perf_model.get()});
-  const ScenarioRun sim_run = run_prepared(std::move(simulated), bundle.dir() / "simulated");
+  const app::ScenarioRun sim_run =
+      plan.with_perf_model(table).run(std::optional<fs::path>(bundle.dir() / "simulated"));
 
   // 3. Run for real, in wall-clock time.
   if (!quiet) {
     err << "fulcrum: validate " << resolved.scenario.name << ": 3/3 running "
         << resolved.scenario.duration_s << " s in real time on " << backend_name << "\n";
   }
-  RunOptions real_options = base;
-  real_options.backend = backend_name;
-  real_options.real_time = true;
-  real_options.cuda_graphs = flags.cuda_graphs;
-  real_options.layer_timing = flags.profile_layers;
-  PreparedRun measured = prepare_run(scenario_path, real_options);
+  app::RunPlan measured = plan.with_backend({.name = backend_name,
+                                             .real_time = true,
+                                             .cuda_graphs = flags.cuda_graphs,
+                                             .layer_timing = flags.profile_layers});
   if (!hardware) {
-    measured.backend = std::make_unique<backends::NoisyBackend>(
-        std::make_unique<backends::SimulatedBackend>(device, *measured.perf_model),
+    auto emulated = std::make_unique<backends::NoisyBackend>(
+        std::make_unique<backends::SimulatedBackend>(device, measured.backend_model()),
         backends::NoisyBackend::Options{.sigma = noise,
                                         .seed = resolved.scenario.seed + 1,
                                         .real_time = true,
-                                        .slicing = emulated_slicing(resolved)});
+                                        .slicing = app::emulated_slicing(resolved)});
+    measured = std::move(measured).with_backend(std::move(emulated), "sim");
   }
   // The policies of the measured run decide with the same predictions as the simulated one (the
   // profile), not the scenario's own model: a windowed policy sizes its windows from them. The
-  // scenario's model stays alive for the emulated device above.
-  const std::unique_ptr<models::PerfModel> scenario_model = std::move(measured.perf_model);
-  measured.perf_model = load_perf_model(table, base.data_dir, device);
-  measured.resolved.scenario.device.perf_model = table;
+  // emulated device above keeps executing the scenario's own model.
+  measured = std::move(measured).with_runtime_model(table);
   const bool terminal = isatty(STDERR_FILENO) != 0;
   std::optional<ProgressDisplay> progress;
   if (!quiet && (terminal || vm.count("progress"))) progress.emplace(err, terminal);
-  std::optional<RunMeter> run_meter;  // the meter over the run, on hardware
+  std::optional<app::RunMeter> run_meter;  // the meter over the run, on hardware
   if (hardware) {
     // The measured run's baseload, metered now (after the power settles; the GPU has been idle
     // since the profile's own idle row) rather than when the run starts, so that the whole-run
     // meter below spans the run and not the idle settling. The run itself then prepares and
     // warms up every item it can execute before its clock starts (Runtime, distinct_items), so
     // that no arrival waits for buffers, cuDNN's algorithm choice or a warm-up.
-    measure_idle(*measured.backend, {modes.back()}, quiet ? nullptr : &err);
+    measure_idle(measured.backend(), {modes.back()}, quiet ? nullptr : &err);
     run_meter.emplace(measured,
                       backends::PowerMeterOptions{.sysfs_root = clock_options.sysfs_root,
                                                   .summed_rails = device.rails},
@@ -308,9 +304,9 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   const std::optional<backends::EnergyReading> no_reading;
   const std::optional<backends::EnergyReading>& whole_run =
       run_meter ? run_meter->reading() : no_reading;
-  const ScenarioRun real_run =
-      run_prepared(std::move(measured), std::optional<fs::path>(bundle.dir() / "measured"), {},
-                   progress ? progress->callback() : ProgressFn{});
+  const app::ScenarioRun real_run =
+      std::move(measured).run(std::optional<fs::path>(bundle.dir() / "measured"), {},
+                              progress ? progress->callback() : ProgressFn{});
 
   // The clocks as the measured run had them: read before they are restored.
   const std::string device_text =

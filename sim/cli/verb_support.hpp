@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "models/device/device_catalog.hpp"
+#include "sim/app/profiling.hpp"
+#include "sim/report/number_format.hpp"
 
 namespace fulcrum::sim {
 
@@ -49,9 +51,6 @@ std::string verb_usage(const std::string& synopsis, const std::string& what,
 // The value of --seed, by the rule of the scenario's `seed:` (seed_from_text), else InputError.
 std::uint64_t parse_seed(const std::string& text);
 
-// `v` with exactly `digits` digits after the decimal point.
-std::string fixed(double v, int digits);
-
 // The device catalog of a data folder (its devices/ sub-folder).
 models::DeviceCatalog devices_from(const std::string& data_dir);
 
@@ -66,5 +65,15 @@ void add_backend_flag_options(boost::program_options::options_description& optio
 // --cuda-graphs (a replayed graph has no per-layer events).
 BackendFlags backend_flags_from(const boost::program_options::variables_map& vm,
                                 const std::string& backend);
+
+// --settle-s and --window-s of profile and validate (ProfilerOptions::settle and ::window).
+void add_settle_options(boost::program_options::options_description& options);
+// InputError (key path "--settle-s" / "--window-s") for a value out of range.
+app::SettleOptions settle_options_from(const boost::program_options::variables_map& vm);
+
+// The clock options of profile and validate (--clocks, --allow-clock-changes, --sysfs-root,
+// --clock-snapshot).
+void add_clock_options(boost::program_options::options_description& options);
+app::ClockOptions clock_options_from(const boost::program_options::variables_map& vm);
 
 }  // namespace fulcrum::sim

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cassert>
 #include <csignal>
+#include <ctime>
 
 namespace fulcrum::sim {
 
@@ -19,17 +20,32 @@ constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGHUP};
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free,
               "a signal handler may use only lock-free atomics");
+// When the first signal came (CLOCK_MONOTONIC, ns), and how many CleanupScopes are alive.
+std::atomic<long long> g_first_ns{0};
+std::atomic<int> g_cleanups{0};
+static_assert(std::atomic<long long>::is_always_lock_free);
 bool g_installed = false;
+
+long long monotonic_ns() {
+  struct timespec ts {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe
+  return static_cast<long long>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
+}
 std::array<struct sigaction, kSignals.size()> g_previous{};
 
 extern "C" void record_signal(int signal) {
   if (g_signal != 0) {
+    // Cleanup under way: let it finish (it is short); the first signal already stops the run.
+    if (g_cleanups > 0) return;
+    // The same request delivered twice (timeout: the child, then the group): one request.
+    if (signal == g_signal && monotonic_ns() - g_first_ns < kRepeatWindowMs * 1'000'000LL) return;
     // The user asked twice: stop now, as the default action would have. What was staged is then
     // removed by the next run into the same folder.
     ::signal(signal, SIG_DFL);
     ::raise(signal);
     return;
   }
+  g_first_ns = monotonic_ns();
   g_signal = signal;
 }
 
@@ -63,6 +79,9 @@ InterruptHandlers::~InterruptHandlers() {
   g_installed = false;
   g_signal = 0;
 }
+
+CleanupScope::CleanupScope() { ++g_cleanups; }
+CleanupScope::~CleanupScope() { --g_cleanups; }
 
 std::optional<int> pending_interrupt() {
   const int signal = g_signal;

@@ -32,7 +32,10 @@ class Interrupted : public Error {
 // Installs the handlers of SIGINT, SIGTERM and SIGHUP for its lifetime (one instance at a time)
 // and forgets any signal recorded before. A signal the process was started ignoring (nohup's
 // SIGHUP, a background job's SIGINT) stays ignored. A second signal while the first is being
-// handled kills the process at once, as the signal would have without these handlers.
+// handled kills the process at once, as the signal would have without these handlers -- except
+// the same signal again within kRepeatWindow of the first (one request delivered twice, as
+// `timeout` signals the child and then its group) and any signal while a CleanupScope is alive
+// (removing what the run staged is short and must not be cut off half-way).
 class InterruptHandlers {
  public:
   InterruptHandlers();
@@ -40,6 +43,20 @@ class InterruptHandlers {
   InterruptHandlers(const InterruptHandlers&) = delete;
   InterruptHandlers& operator=(const InterruptHandlers&) = delete;
 };
+
+// While one is alive, a further signal is recorded but never kills the process: what a stopped
+// run removes (its staging folder, its lock) is removed in full. Only for short work that never
+// waits (removing files).
+class CleanupScope {
+ public:
+  CleanupScope();
+  ~CleanupScope();
+  CleanupScope(const CleanupScope&) = delete;
+  CleanupScope& operator=(const CleanupScope&) = delete;
+};
+
+// How soon after the first the same signal counts as the same request (see InterruptHandlers).
+inline constexpr long kRepeatWindowMs = 1000;
 
 // The signal received since the handlers were installed; absent when none came (or none are
 // installed). Reads one flag: cheap enough for any loop that is not per event.

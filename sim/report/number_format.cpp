@@ -3,6 +3,7 @@
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <system_error>
 
 namespace fulcrum::sim {
@@ -116,6 +117,17 @@ char* put_double(char* p, double v) {
                                  kReportSignificantDigits);
   assert(ec == std::errc());
   return end;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[512];
+  const int n = std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  if (n >= 0 && static_cast<std::size_t>(n) < sizeof buf)
+    return std::string(buf, static_cast<std::size_t>(n));
+  std::string big(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(big.data(), big.size(), "%.*f", digits, v);
+  big.resize(static_cast<std::size_t>(n));
+  return big;
 }
 
 }  // namespace fulcrum::sim

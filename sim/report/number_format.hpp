@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace fulcrum::sim {
 
@@ -26,5 +27,9 @@ char* put_fixed_decimal(char* p, std::int64_t value, int decimals);
 // A finite double with kReportSignificantDigits significant digits in the shortest form ("100",
 // "2201.6", "1.5e-07"); -0 as "0". Writes nothing for NaN or infinity and returns p.
 char* put_double(char* p, double v);
+
+// The one formatter of numbers in messages and text reports: `v` with exactly `digits` digits
+// after the decimal point ("41.60"), as printf's %.*f in the C locale.
+std::string fixed(double v, int digits);
 
 }  // namespace fulcrum::sim

@@ -202,7 +202,16 @@ ResultFolder::ResultFolder(fs::path target, Options options)
   step("created the staging folder");
 }
 
-ResultFolder::~ResultFolder() = default;  // staging_, then lock_
+ResultFolder::~ResultFolder() {
+  // A repeated signal (timeout's second one, a second Ctrl-C) must not cut this short: left
+  // half-done it would leave the staging folder and the lock behind.
+  const CleanupScope cleanup;
+  if (!staging_.path.empty()) {
+    remove_result_folder(staging_.path);
+    staging_.path.clear();
+  }
+  lock_.reset();
+}
 
 void ResultFolder::step(std::string_view what) {
   // Re-thrown with this folder named: only here is it known what the interrupt left.

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/scenario_run.hpp"
+#include "sim/app/run_plan.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -33,18 +33,13 @@ std::string slurp(const fs::path& p) {
 
 struct PipelineRan {
   TempDir dir;
-  ScenarioRun run;
+  app::ScenarioRun run;
   PipelineRan(const std::string& device, std::vector<std::string> overrides)
-      : run(run_scenario_file(
-            (fs::path(FULCRUM_SOURCE_DIR) / "scenarios" / "pipeline" / (device + "-gld23k.yaml"))
-                .string(),
-            options(dir.path() / "out", std::move(overrides)))) {}
-  static RunOptions options(const fs::path& out, std::vector<std::string> overrides) {
-    RunOptions o;
-    o.out_dir = out;
-    o.overrides = std::move(overrides);
-    return o;
-  }
+      : run(app::run_scenario_file({.scenario_path = (fs::path(FULCRUM_SOURCE_DIR) / "scenarios" /
+                                                      "pipeline" / (device + "-gld23k.yaml"))
+                                                         .string(),
+                                    .overrides = std::move(overrides)},
+                                   dir.path() / "out")) {}
   const TrainingResult& training() const { return *run.result.training; }
   fs::path out() const { return dir.path() / "out"; }
 };

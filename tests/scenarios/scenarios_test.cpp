@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/app/run_plan.hpp"
 #include "sim/cli/cli.hpp"
-#include "sim/cli/scenario_run.hpp"
 #include "sim/config/trace_loader.hpp"
 #include "tests/reference_data.hpp"
 #include "tests/temp_dir.hpp"
@@ -45,32 +45,27 @@ std::string slurp(const fs::path& p) {
 // Runs a shipped scenario with its outputs into a scratch folder.
 struct Ran {
   TempDir dir;
-  ScenarioRun run;
+  app::ScenarioRun run;
   explicit Ran(const std::string& name, std::vector<std::string> overrides = {})
-      : run(run_scenario_file(scenario_file(name).string(),
-                              options(dir.path() / "out", std::move(overrides)))) {}
-  static RunOptions options(const fs::path& out_dir, std::vector<std::string> overrides) {
-    RunOptions o;
-    o.out_dir = out_dir;
-    o.overrides = std::move(overrides);
-    return o;
-  }
+      : run(app::run_scenario_file(
+            {.scenario_path = scenario_file(name).string(), .overrides = std::move(overrides)},
+            dir.path() / "out")) {}
   const RunResult& result() const { return run.result; }
-  const Scenario& scenario() const { return run.prepared.resolved.scenario; }
+  const Scenario& scenario() const { return run.plan.scenario(); }
   fs::path out() const { return dir.path() / "out"; }
 
   // Standalone time of one minibatch at the run's power mode, as the backend executes it.
   double minibatch_ms(const models::Workload* w, models::Phase phase, int batch) const {
-    backends::WorkItem item{w, phase, batch, run.prepared.resolved.mode};
-    return std::chrono::duration<double, std::milli>(run.prepared.backend->execute(item).duration)
+    backends::WorkItem item{w, phase, batch, run.plan.mode()};
+    return std::chrono::duration<double, std::milli>(run.plan.backend().execute(item).duration)
         .count();
   }
   double training_ms() const {
-    return minibatch_ms(run.prepared.resolved.training_workload, models::Phase::training,
+    return minibatch_ms(run.plan.resolved().training_workload, models::Phase::training,
                         scenario().training->batch_size);
   }
   double inference_ms(std::size_t stream) const {
-    return minibatch_ms(run.prepared.resolved.inference_workloads.at(stream),
+    return minibatch_ms(run.plan.resolved().inference_workloads.at(stream),
                         models::Phase::inference, scenario().inference.at(stream).batch_size);
   }
 };
@@ -613,7 +608,7 @@ TEST_CASE("mode-30w: training is slower than at MAXN and power is lower", "[scen
   const Ran low("mode-30w");
   const Ran maxn("quickstart");
   check_invariants(low);
-  CHECK(low.run.prepared.resolved.mode.cores == 8);
+  CHECK(low.run.plan.mode().cores == 8);
   CHECK(low.training_ms() > maxn.training_ms());
   CHECK(low.inference_ms(0) > maxn.inference_ms(0));
   REQUIRE(low.result().training);
@@ -710,17 +705,15 @@ TEST_CASE("a wall-clock run of the quickstart gives the bytes of its virtual-tim
   // Two simulated seconds in real time on the simulated backend, which then sleeps for each
   // minibatch: the simulated timeline is the events' own, so every deterministic file is equal.
   TempDir dir;
-  RunOptions wall;
-  wall.overrides = {"duration_s=2"};
-  wall.real_time = true;
-  wall.out_dir = dir.path() / "wall";
-  RunOptions virtual_time = wall;
-  virtual_time.real_time = false;
-  virtual_time.out_dir = dir.path() / "virtual";
+  app::PlanRequest wall{.scenario_path = scenario_file("quickstart").string(),
+                        .overrides = {"duration_s=2"}};
+  wall.backend.real_time = true;
+  app::PlanRequest virtual_time = wall;
+  virtual_time.backend.real_time = false;
   const auto start = std::chrono::steady_clock::now();
-  const ScenarioRun w = run_scenario_file(scenario_file("quickstart").string(), wall);
+  const app::ScenarioRun w = app::run_scenario_file(wall, dir.path() / "wall");
   CHECK(std::chrono::steady_clock::now() - start >= std::chrono::seconds(2));
-  const ScenarioRun v = run_scenario_file(scenario_file("quickstart").string(), virtual_time);
+  const app::ScenarioRun v = app::run_scenario_file(virtual_time, dir.path() / "virtual");
   REQUIRE(w.result.lateness.has_value());
   CHECK(w.result.lateness->events == w.result.events_processed);
   CHECK_FALSE(v.result.lateness.has_value());
@@ -771,9 +764,8 @@ double cached_epoch_s(const std::string& workload, const std::string& dataset, d
                       << "dataset_scale: " << scale << "}\n"
                       << "outputs: {requests: false, minibatches: false, power: false, "
                          "trace: false, epochs: false}\n";
-  RunOptions o;
-  o.out_dir = dir.path() / "out";
-  const ScenarioRun run = run_scenario_file(file.string(), o);
+  const app::ScenarioRun run =
+      app::run_scenario_file({.scenario_path = file.string()}, dir.path() / "out");
   REQUIRE(run.result.training);
   REQUIRE(run.result.training->epochs.size() == 2);
   return run.result.training->epochs[1].time_s;

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/cli/version.hpp"
+#include "sim/app/version.hpp"
 
 namespace fs = std::filesystem;
 

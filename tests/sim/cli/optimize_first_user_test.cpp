@@ -186,7 +186,7 @@ TEST_CASE("optimize's default folder does not repeat the verb", "[cli][optimize]
   std::ofstream(file) << "x";
   const Result f = cli({"optimize", kScenario, "--out", file});
   CHECK(f.rc == 2);
-  CHECK_THAT(f.error, Catch::StartsWith("--out: '" + file + "' exists and is not a folder"));
+  CHECK_THAT(f.error, Catch::StartsWith("--out: " + file + " is not a folder"));
   CHECK(slurp(file) == "x");
 }
 
@@ -206,10 +206,16 @@ TEST_CASE("sweep refuses a negative thread count, --shard with --merge, and its 
           .error,
       Catch::Contains("--shard does not apply to --merge"));
   CHECK_THAT(cli({"sweep", spec, "--out", spec, "--quiet"}).error,
-             Catch::Contains("is one of this command's inputs; not replaced"));
+             Catch::StartsWith("--out: " + spec + " is an input of this command"));
   CHECK(slurp(spec) == text);
   CHECK_THAT(cli({"sweep", spec, "--out", dir.path().string(), "--quiet"}).error,
-             Catch::Contains("exists and is not a regular file; not replaced"));
+             Catch::StartsWith("--out: " + dir.path().string() + " is a folder"));
+  // A file that is not a sweep CSV (a user's data) is not replaced either.
+  const std::string data = (dir.path() / "data.csv").string();
+  std::ofstream(data) << "a,b\n1,2\n";
+  CHECK_THAT(cli({"sweep", spec, "--out", data, "--quiet"}).error,
+             Catch::Contains("is not an earlier output of this command"));
+  CHECK(slurp(data) == "a,b\n1,2\n");
 }
 
 TEST_CASE("a second sweep into a CSV another sweep is writing is refused, the CSV untouched",

@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "models/perf/profile_csv.hpp"
+#include "sim/app/predict.hpp"
 #include "sim/cli/cli.hpp"
 #include "tests/input_error.hpp"
 #include "tests/temp_dir.hpp"
@@ -215,4 +217,83 @@ TEST_CASE("predict: the fulcrum binary exits 2 with one line for a bad profile")
         std::string::npos);
   CHECK(std::count(message.begin(), message.end(), '\n') == 1);
   CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("predict reports each row's residual and the bias of the held-out rows") {
+  TempDir dir;
+  const std::string fit = dir.write("fit.csv", profile("resnet18", 5));
+  const std::string at = dir.write("at.csv", profile("resnet18", 12));
+  const std::filesystem::path predictions = dir.path() / "p.csv";
+  const sim::PredictReport first = sim::app::predict(
+      {.predictor = "analytic", .fit_csv = fit, .at_csv = at, .out_csv = predictions});
+  REQUIRE(first.rows.size() == 12);
+  // Measured at twice the predicted time and the predicted power: every time residual is minus
+  // the prediction, the time bias -50 % and the power bias 0 (up to the file's 9 digits).
+  std::ostringstream doubled;
+  doubled << kHeader << std::setprecision(17);
+  for (const sim::PredictRow& r : first.rows) {
+    doubled << "resnet18,x,train,16," << r.cores << ',' << r.cpu_khz << ',' << r.gpu_hz << ','
+            << r.emc_hz << ',' << 2 * r.predicted_time_ms << ',' << r.predicted_power_w << '\n';
+  }
+  const std::string twice = dir.write("twice.csv", doubled.str());
+  const sim::PredictReport again =
+      sim::app::predict({.predictor = "analytic", .fit_csv = fit, .at_csv = twice});
+  REQUIRE(again.errors);
+  CHECK(again.errors->time_bias_pct == Approx(-50).margin(1e-6));
+  CHECK(again.errors->time_mape_pct == Approx(50).margin(1e-6));
+  CHECK(again.errors->power_bias_pct == Approx(0).margin(1e-6));
+  for (const sim::PredictRow& r : again.rows) {
+    CHECK(r.measured_time_ms - r.predicted_time_ms == Approx(r.predicted_time_ms));
+  }
+  // The text says the same, signed.
+  const std::string text = run({"--predictor", "analytic", "--fit", fit, "--at", twice});
+  CHECK(text.find("time bias -50.00 %, power bias ") != std::string::npos);
+}
+
+TEST_CASE("predict --phase and --batch-size keep only the matching rows") {
+  TempDir dir;
+  std::string mixed = profile("lstm", 6);
+  // Rows 4..6 become inference at batch size 8.
+  std::istringstream in(mixed);
+  std::ostringstream out;
+  int line = 0;
+  for (std::string row; std::getline(in, row); ++line) {
+    if (line >= 4) row.replace(row.find(",train,16,"), 10, ",infer,8,");
+    out << row << '\n';
+  }
+  const std::string file = dir.write("mixed.csv", out.str());
+  const sim::PredictReport r = sim::app::predict({.predictor = "analytic",
+                                                  .fit_csv = file,
+                                                  .at_csv = file,
+                                                  .phase = "inference",
+                                                  .batch_size = 8});
+  CHECK(r.rows.size() == 3);
+  CHECK(r.phase == "inference");
+  CHECK(r.batch_size == 8);
+  CHECK_THROWS_WITH(sim::app::predict({.predictor = "analytic",
+                                       .fit_csv = file,
+                                       .at_csv = file,
+                                       .phase = "training",
+                                       .batch_size = 8}),
+                    file + ": no rows for workload 'lstm', phase training, batch size 8");
+}
+
+TEST_CASE(
+    "predict refuses an output that is a device, a folder, a FIFO or one of its inputs, "
+    "before any work") {
+  TempDir dir;
+  const std::string mine = dir.write("my.csv", profile("lstm", 10));
+  const std::string before = slurp(mine);
+  CHECK(std::string(predict_error({"--fit", mine, "--at", mine, "--out", mine}).what()) ==
+        "--out: " + mine + " is an input of this command (" + mine + "); choose another output");
+  CHECK(std::string(predict_error({"--fit", mine, "--at", mine, "--out", "/dev/null"}).what()) ==
+        "--out: /dev/null is a device; name a regular file");
+  CHECK(std::string(
+            predict_error({"--fit", mine, "--at", mine, "--out", dir.path().string()}).what()) ==
+        "--out: " + dir.path().string() + " is a folder; name a file");
+  CHECK(slurp(mine) == before);
+  // An existing file that is not an earlier predictions file is not replaced either.
+  const std::string scenario = dir.write("x.yaml", "version: 1\n");
+  CHECK(predict_error({"--fit", mine, "--at", mine, "--out", scenario}).key_path() == "--out");
+  CHECK(slurp(scenario) == "version: 1\n");
 }

@@ -20,9 +20,8 @@
 #include "models/perf/profile_csv.hpp"
 #include "models/perf/table_model.hpp"
 #include "models/workload/workload_catalog.hpp"
+#include "sim/app/profiling.hpp"
 #include "sim/cli/cli.hpp"
-#include "sim/cli/profiling.hpp"
-#include "sim/cli/scenario_run.hpp"
 #include "sim/cli/validation_report.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/data_dirs.hpp"
@@ -33,6 +32,7 @@
 
 using namespace fulcrum;
 using namespace fulcrum::sim;
+using namespace fulcrum::sim::app;
 using fulcrum::testing::dump_tree;
 using fulcrum::testing::TempDir;
 
@@ -534,55 +534,4 @@ TEST_CASE("device.json of a hardware run names the meter, its interval, the cloc
   // Without a measurement of the whole run there is no such figure.
   CHECK(device_json(orin, "cuda", true, clocks.get(), options, 0, std::nullopt)
             .find("\"whole_run_meter\": null") != std::string::npos);
-}
-
-TEST_CASE("a run's folder takes extra outputs written before it is published") {
-  TempDir dir;
-  const std::filesystem::path out = dir.path() / "run";
-  RunOptions options;
-  options.overrides = {"duration_s=1"};
-  PreparedRun prepared = prepare_run("scenarios/quickstart.yaml", options);
-  ResultFolder folder(out);
-  const ScenarioRun r =
-      run_prepared(std::move(prepared), folder, {}, {}, [](const std::filesystem::path& staging) {
-        write_file_atomically(staging / "device.json", "{}\n");
-        return std::vector<std::string>{"device.json"};
-      });
-  CHECK(slurp(out / "device.json") == "{}\n");
-  CHECK(std::find(r.outputs.begin(), r.outputs.end(), out / "device.json") != r.outputs.end());
-  // A later run may replace the folder: device.json is one of a run's own files.
-  CHECK(ResultFolder::is_result_file_name("device.json"));
-}
-
-TEST_CASE("a run meter reads the device's meter from the run's clock start to its end") {
-  TempDir sysfs;
-  fulcrum::testing::write_hwmon(
-      sysfs, "hwmon1", "ina3221",
-      {{"VDD_GPU_SOC", 5000, 2000}, {"VDD_CPU_CV", 5000, 800}, {"VIN_SYS_5V0", 5000, 1200}});
-  RunOptions options;
-  options.overrides = {"duration_s=1"};
-  PreparedRun prepared = prepare_run("scenarios/quickstart.yaml", options);
-  std::ostringstream notes;
-  const RunMeter meter(prepared,
-                       {.kind = backends::PowerMeterKind::ina3221,
-                        .sysfs_root = sysfs.path().string(),
-                        .summed_rails = prepared.resolved.device->rails},
-                       &notes);
-  CHECK(meter.measures());
-  CHECK_FALSE(meter.reading().has_value());  // nothing before the run
-  (void)run_prepared(std::move(prepared), std::nullopt);
-  REQUIRE(meter.reading().has_value());
-  CHECK(meter.reading()->rail_energy_j.size() == 3);
-  CHECK(notes.str().empty());
-
-  // No meter: one line saying why, and no reading after the run.
-  PreparedRun unmetered = prepare_run("scenarios/quickstart.yaml", options);
-  const RunMeter none(unmetered,
-                      {.kind = backends::PowerMeterKind::nvml,
-                       .nvml_library = (sysfs.path() / "no-such-libnvidia-ml.so").string()},
-                      &notes);
-  CHECK_FALSE(none.measures());
-  CHECK(notes.str().find("fulcrum: no meter over the whole run (") == 0);
-  (void)run_prepared(std::move(unmetered), std::nullopt);
-  CHECK_FALSE(none.reading().has_value());
 }

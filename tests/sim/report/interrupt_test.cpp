@@ -4,10 +4,12 @@
 
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <fstream>
 #include <string>
 #include <thread>
 
 #include "sim/report/atomic_file.hpp"
+#include "sim/report/result_folder.hpp"
 #include "tests/sim/report/report_fixtures.hpp"
 
 using namespace fulcrum::sim;
@@ -109,6 +111,38 @@ TEST_CASE("an output file being written stops at its next MiB once a signal came
           for (int i = 0; i < 512; ++i) f.write(chunk);
         }(),
         Interrupted);
+  }
+  CHECK(files_in(dir.path()).empty());
+}
+
+TEST_CASE(
+    "the same signal twice at once, as timeout sends it to the child and its group, is one "
+    "request and does not kill the process") {
+  const InterruptHandlers handlers;
+  std::raise(SIGTERM);
+  std::raise(SIGTERM);  // before the fix: the default action, the test process dies here
+  CHECK(pending_interrupt() == std::optional<int>(SIGTERM));
+  CHECK_THROWS_AS(throw_if_interrupted(), Interrupted);
+}
+
+TEST_CASE("a signal during cleanup is recorded without killing the process, so the cleanup ends") {
+  const InterruptHandlers handlers;
+  std::raise(SIGINT);
+  {
+    const CleanupScope cleanup;
+    std::raise(SIGTERM);  // another signal: outside a cleanup it would kill at once
+    std::raise(SIGINT);
+  }
+  CHECK(pending_interrupt() == std::optional<int>(SIGINT));  // the first one is what stops the run
+}
+
+TEST_CASE("a result folder destroyed after an interrupt removes its staging folder and its lock") {
+  const TempDir dir;
+  const InterruptHandlers handlers;
+  {
+    ResultFolder folder(dir.path() / "out");
+    std::ofstream(folder.staging_dir() / "summary.json") << "{}";
+    std::raise(SIGINT);
   }
   CHECK(files_in(dir.path()).empty());
 }

@@ -5,9 +5,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
-#include "sim/cli/scenario_run.hpp"
+#include "sim/app/run_plan.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/output_writer.hpp"
 
@@ -18,12 +19,11 @@ std::string quickstart() { return std::string(FULCRUM_SOURCE_DIR) + "/scenarios/
 // Prepares `scenario` once, then simulates it once per iteration (no outputs written); items are
 // the events processed.
 void simulate_repeatedly(benchmark::State& state, const std::string& scenario) {
-  fulcrum::sim::RunOptions options;
-  options.data_dir = std::string(FULCRUM_DATA_DIR);
-  fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(scenario, options);
+  const fulcrum::sim::app::RunPlan plan = fulcrum::sim::app::RunPlan::load(
+      {.scenario_path = scenario, .data_dir = std::string(FULCRUM_DATA_DIR)});
   std::uint64_t events = 0;
   for (auto _ : state) {
-    const fulcrum::sim::RunResult result = fulcrum::sim::simulate(prepared);
+    const fulcrum::sim::RunResult result = plan.simulate();
     events += result.events_processed;
     benchmark::DoNotOptimize(result.power.energy_j);
   }
@@ -49,14 +49,13 @@ BENCHMARK(BM_Run_pipeline_orin_simulation)->Unit(benchmark::kMillisecond);
 // The same with what `fulcrum run` adds to every run: a progress function that checks for an
 // interrupt at each of the kProgressSteps steps (sim/report/interrupt.hpp).
 void BM_Run_quickstart_simulation_interruptible(benchmark::State& state) {
-  fulcrum::sim::RunOptions options;
-  options.data_dir = std::string(FULCRUM_DATA_DIR);
-  fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(quickstart(), options);
+  const fulcrum::sim::app::RunPlan plan = fulcrum::sim::app::RunPlan::load(
+      {.scenario_path = quickstart(), .data_dir = std::string(FULCRUM_DATA_DIR)});
   const fulcrum::sim::InterruptHandlers handlers;
   std::uint64_t events = 0;
   for (auto _ : state) {
-    const fulcrum::sim::RunResult result = fulcrum::sim::simulate(
-        prepared, nullptr,
+    const fulcrum::sim::RunResult result = plan.simulate(
+        nullptr,
         [](fulcrum::sim::Time, fulcrum::sim::Time) { fulcrum::sim::throw_if_interrupted(); });
     events += result.events_processed;
     benchmark::DoNotOptimize(result.power.energy_j);
@@ -67,16 +66,14 @@ BENCHMARK(BM_Run_quickstart_simulation_interruptible)->Unit(benchmark::kMillisec
 
 void BM_Run_quickstart_with_outputs(benchmark::State& state) {
   namespace fs = std::filesystem;
-  fulcrum::sim::RunOptions options;
-  options.data_dir = std::string(FULCRUM_DATA_DIR);
-  fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(quickstart(), options);
+  const fulcrum::sim::app::RunPlan plan = fulcrum::sim::app::RunPlan::load(
+      {.scenario_path = quickstart(), .data_dir = std::string(FULCRUM_DATA_DIR)});
   const fs::path out =
       fs::temp_directory_path() / ("fulcrum-run-bench-" + std::to_string(::getpid()));
   std::uint64_t events = 0;
   for (auto _ : state) {
-    fulcrum::sim::OutputWriter writer(out, prepared.resolved.scenario,
-                                      prepared.resolved.device->rails);
-    const fulcrum::sim::RunResult result = fulcrum::sim::simulate(prepared, &writer);
+    fulcrum::sim::OutputWriter writer(out, plan.scenario(), plan.device().rails);
+    const fulcrum::sim::RunResult result = plan.simulate(&writer);
     writer.finish(result);
     events += result.events_processed;
   }
@@ -91,16 +88,15 @@ BENCHMARK(BM_Run_quickstart_with_outputs)->Unit(benchmark::kMillisecond);
 // run's result (which is removed).
 void BM_Run_quickstart_published(benchmark::State& state) {
   namespace fs = std::filesystem;
-  fulcrum::sim::RunOptions options;
-  options.data_dir = std::string(FULCRUM_DATA_DIR);
   const fs::path out =
       fs::temp_directory_path() / ("fulcrum-run-bench-published-" + std::to_string(::getpid()));
   std::uint64_t events = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    fulcrum::sim::PreparedRun prepared = fulcrum::sim::prepare_run(quickstart(), options);
+    fulcrum::sim::app::RunPlan plan = fulcrum::sim::app::RunPlan::load(
+        {.scenario_path = quickstart(), .data_dir = std::string(FULCRUM_DATA_DIR)});
     state.ResumeTiming();
-    const fulcrum::sim::ScenarioRun r = fulcrum::sim::run_prepared(std::move(prepared), out);
+    const fulcrum::sim::app::ScenarioRun r = std::move(plan).run(std::optional<fs::path>(out));
     events += r.result.events_processed;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(events));

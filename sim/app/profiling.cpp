@@ -1,4 +1,4 @@
-#include "sim/cli/profiling.hpp"
+#include "sim/app/profiling.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,12 +10,12 @@
 #include "models/device/mode_space.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
-#include "sim/cli/verb_support.hpp"
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/json_writer.hpp"
+#include "sim/report/number_format.hpp"
 #include "sim/report/summary.hpp"
 
-namespace fulcrum::sim {
+namespace fulcrum::sim::app {
 
 namespace {
 
@@ -232,63 +232,6 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   f.publish();
 }
 
-namespace po = boost::program_options;
-
-void add_settle_options(po::options_description& options) {
-  options.add_options()(
-      "settle-s", po::value<double>()->default_value(5.0),
-      "real-time backends: seconds to wait idle after each mode change, then to run each point "
-      "back to back before it is measured, so that its power has settled")(
-      "window-s", po::value<double>()->default_value(0.25),
-      "with a power meter: each of the N power figures is one meter window of back-to-back "
-      "minibatches lasting at least this long");
-}
-
-SettleOptions settle_options_from(const po::variables_map& vm) {
-  SettleOptions o;
-  o.settle_s = vm["settle-s"].as<double>();
-  if (!(o.settle_s >= 0) || o.settle_s > 3600) {
-    throw InputError(std::nullopt, "--settle-s", "expected 0..3600 s");
-  }
-  o.window_s = vm["window-s"].as<double>();
-  if (!(o.window_s > 0) || o.window_s > 60) {
-    throw InputError(std::nullopt, "--window-s", "expected more than 0, at most 60 s");
-  }
-  const auto ns = [](double s) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(s));
-  };
-  o.settle = ns(o.settle_s);
-  o.window = ns(o.window_s);
-  return o;
-}
-
-void add_clock_options(po::options_description& options) {
-  options.add_options()(
-      "clocks", po::value<std::string>()->default_value("auto"),
-      "auto: Jetson sysfs on a hardware backend where found, else read-only; jetson; none")(
-      "allow-clock-changes",
-      "write clocks (cores, CPU, GPU, EMC) to set each mode; without it nothing is written and "
-      "the writes are only reported (dry run)")(
-      "sysfs-root", po::value<std::string>()->default_value("/"),
-      "prefix of /sys for clock control and power meters (a fake tree for tests)")(
-      "clock-snapshot", po::value<std::string>(),
-      "file the clock snapshot is kept in while clocks are changed (default: "
-      "$XDG_STATE_HOME/fulcrum/clock-snapshot.txt or ~/.local/state/fulcrum/...)");
-}
-
-ClockOptions clock_options_from(const po::variables_map& vm) {
-  ClockOptions o;
-  o.clocks = vm["clocks"].as<std::string>();
-  if (o.clocks != "auto" && o.clocks != "jetson" && o.clocks != "none") {
-    throw InputError(std::nullopt, "--clocks",
-                     "expected auto, jetson or none, got '" + o.clocks + "'");
-  }
-  o.allow_changes = vm.count("allow-clock-changes") > 0;
-  o.sysfs_root = vm["sysfs-root"].as<std::string>();
-  if (vm.count("clock-snapshot")) o.snapshot_file = vm["clock-snapshot"].as<std::string>();
-  return o;
-}
-
 std::unique_ptr<backends::PowerMeter> make_profile_meter(bool hardware, const ClockOptions& options,
                                                          const models::DeviceSpec& device,
                                                          std::ostream& notes) {
@@ -468,4 +411,4 @@ std::string device_json(const models::DeviceSpec& device, const std::string& bac
   return w.take();
 }
 
-}  // namespace fulcrum::sim
+}  // namespace fulcrum::sim::app

@@ -9,7 +9,6 @@
 //   write_profile_csv("profile.csv", rows, device.rails, {"measured on my Orin"}, "random");
 #pragma once
 
-#include <boost/program_options.hpp>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -25,7 +24,7 @@
 #include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
 
-namespace fulcrum::sim {
+namespace fulcrum::sim::app {
 
 // A comma-separated list of modes: preset names ("MAXN"), named grids ("grid:powertrain-4368"),
 // and custom modes "CORES/CPU_MHZ/GPU_MHZ/EMC_MHZ" ("8/1497.6/828.75/2133", snapped to the
@@ -96,12 +95,6 @@ struct SettleOptions {
   double settle_s = 5, window_s = 0.25;
   std::chrono::nanoseconds settle{0}, window{0};
 };
-void add_settle_options(boost::program_options::options_description& options);
-// InputError (key path "--settle-s" / "--window-s") for a value out of range.
-SettleOptions settle_options_from(const boost::program_options::variables_map& vm);
-
-void add_clock_options(boost::program_options::options_description& options);
-ClockOptions clock_options_from(const boost::program_options::variables_map& vm);
 
 // The meter the profiler reads each point's power from (ProfilerOptions::meter) on a hardware
 // backend: the INA3221 rails or NVML, as make_power_meter chooses for the device. Null for the
@@ -142,4 +135,4 @@ std::string device_json(const models::DeviceSpec& device, const std::string& bac
                         const ClockOptions& clock_options, double noise,
                         const std::optional<backends::EnergyReading>& whole_run);
 
-}  // namespace fulcrum::sim
+}  // namespace fulcrum::sim::app

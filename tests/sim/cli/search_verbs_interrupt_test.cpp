@@ -1,5 +1,6 @@
-// `fulcrum sweep` stopped by a signal, as a whole process: one line, exit 128 + signal, and
-// neither its staged `.partial`, nor a CSV, nor its lock left behind.
+// `fulcrum sweep` and `fulcrum optimize` stopped by a signal, as whole processes: one line, exit
+// 128 + signal, nothing staged, published or locked left behind; optimize prints what its search
+// found before the signal stopped the run of its choice.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -33,8 +34,9 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-// Runs FULCRUM_BINARY with `args`, stderr into `err`; returns its pid.
-pid_t spawn(const std::vector<std::string>& args, const fs::path& err) {
+// Runs FULCRUM_BINARY with `args`, stdout into `out` (or nowhere), stderr into `err`; returns its
+// pid.
+pid_t spawn(const std::vector<std::string>& args, const fs::path& err, const fs::path& out = {}) {
   std::vector<std::string> argv_s{FULCRUM_BINARY};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -42,7 +44,11 @@ pid_t spawn(const std::vector<std::string>& args, const fs::path& err) {
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  if (out.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
   posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   // Default dispositions and no blocked signals, whatever this test was started with.
   posix_spawnattr_t attributes;
@@ -102,4 +108,34 @@ TEST_CASE("a sweep stopped by SIGINT or SIGTERM says so in one line and leaves n
     CHECK_FALSE(fs::exists(csv.string() + ".partial"));
     CHECK_FALSE(fs::exists(csv.string() + ".lock"));
   }
+}
+
+TEST_CASE("an optimize stopped during the run of its choice prints its search and writes nothing",
+          "[cli][optimize]") {
+  if (!fulcrum::testing::reference_path("measurements")) return;
+  fulcrum::testing::TempDir dir;
+  const fs::path folder = dir.path() / "o";
+  const fs::path out = dir.path() / "out.txt";
+  const fs::path err = dir.path() / "err.txt";
+  // Days of simulated time in the chosen mode: still running two seconds in.
+  const pid_t pid = spawn(
+      {"optimize", std::string(FULCRUM_SOURCE_DIR) + "/scenarios/optimize-measured.yaml", "--out",
+       folder.string(), "--set", "duration_s=10000000", "--set", "outputs.requests=false"},
+      err, out);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  int raw = 0;
+  REQUIRE(::waitpid(pid, &raw, 0) == pid);
+  REQUIRE(WIFEXITED(raw));
+  CHECK(WEXITSTATUS(raw) == 130);
+  CHECK(slurp(err) ==
+        "fulcrum: interrupted (SIGINT); nothing was written to " + folder.string() + "\n");
+  const std::string text = slurp(out);
+  CHECK_THAT(text, Catch::StartsWith("optimize optimize-measured: strategy prior") &&
+                       Catch::Contains("  choice: 8c/729.6/1134.75/3199 MHz, batch 32") &&
+                       Catch::Contains("  oracle: "));
+  CHECK(text.find("wrote") == std::string::npos);
+  CHECK_FALSE(fs::exists(folder / "optimize.json"));
+  CHECK_FALSE(fs::exists(folder / "optimize.json.partial"));
+  CHECK_FALSE(fs::exists(folder / "optimize.json.lock"));
 }
