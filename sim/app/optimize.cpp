@@ -160,6 +160,18 @@ OptimizeResult optimize(const OptimizeRequest& request) {
     throw located("search.modes", e.problem());
   }
 
+  // A grid the truth does not cover whole: the real cause of "nothing measured" answers.
+  const std::size_t measured = search::Oracle::measured_modes(problem, *context);
+  if (measured < context->grid.size()) {
+    r.warnings.push_back("search.modes: the " + truth->name() +
+                         " ground truth has every value "
+                         "of this problem at " +
+                         std::to_string(measured) + " of the " +
+                         std::to_string(context->grid.size()) + " modes of " + problem.grid +
+                         "; profiling the others teaches a strategy nothing (" +
+                         truth->default_grid() + " is covered whole)");
+  }
+
   // Search, judge on the truth, and the oracle.
   search::ProfilerOptions popts;
   popts.noise = spec.noise;

@@ -99,6 +99,29 @@ TrainingBudgets Oracle::training_budgets(const Problem& problem, const SearchCon
   return out;
 }
 
+std::size_t Oracle::measured_modes(const Problem& problem, const SearchContext& context) {
+  const TruthKey key;
+  std::size_t count = 0;
+  for (std::size_t m = 0; m < context.grid.size(); ++m) {
+    const models::PowerMode mode = context.grid.at(m);
+    bool all = problem.training.empty() ||
+               context.truth
+                   .at(key, problem.training, models::Phase::training, problem.training_batch, mode)
+                   .has_value();
+    for (std::size_t i = 0; all && i < problem.streams.size(); ++i) {
+      for (int b : context.stream_batches.at(i)) {
+        if (!context.truth.at(key, problem.streams[i].workload, models::Phase::inference, b,
+                              mode)) {
+          all = false;
+          break;
+        }
+      }
+    }
+    if (all) ++count;
+  }
+  return count;
+}
+
 MeasuredSet Oracle::grid_set(const Problem& problem, const SearchContext& context) {
   MeasuredSet set = MeasuredSet::for_problem(problem, context);
   Profiler exact(context.truth);  // no noise, no budget: the truth's own values

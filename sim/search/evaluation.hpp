@@ -45,6 +45,10 @@ class Oracle {
   // Brute force over context.grid and every batch combination (one or two streams), for
   // explaining an answer that trains nothing.
   static TrainingBudgets training_budgets(const Problem& problem, const SearchContext& context);
+  // How many modes of context.grid the truth has every value of `problem` at (its training, and
+  // each stream at each candidate batch size): fewer than the grid's size means a strategy can
+  // profile modes that teach it nothing.
+  static std::size_t measured_modes(const Problem& problem, const SearchContext& context);
   // The best feasible configuration of `problem` over context.grid on the ground truth (ties:
   // smaller t_in, then grid order); found = false when none is feasible. Reads the truth only.
   static Choice solve(const Problem& problem, const SearchContext& context);

@@ -244,3 +244,46 @@ TEST_CASE("a second sweep into a CSV another sweep is writing is refused, the CS
   CHECK(slurp(csv) == first);
   CHECK_FALSE(std::filesystem::exists(csv.string() + ".lock"));
 }
+
+TEST_CASE("optimize names a grid its ground truth does not cover whole as the cause",
+          "[cli][optimize]") {
+  if (!fulcrum::testing::reference_path("measurements")) return;
+  TempDir dir;
+  const Result r = cli({"optimize", kScenario, "--out", dir.path().string(), "--set",
+                        "search.modes=powertrain-4368", "--set", "search.strategy=oracle"});
+  REQUIRE(r.rc == 0);
+  CHECK_THAT(r.err, Catch::StartsWith("optimize: warning: search.modes: the table ground truth "
+                                      "has every value of this problem at ") &&
+                        Catch::Contains(" of the 4368 modes of powertrain-4368; profiling the "
+                                        "others teaches a strategy nothing (pagoda-441 is "
+                                        "covered whole)"));
+}
+
+TEST_CASE("a second optimize into a folder another is writing is refused, its JSON untouched",
+          "[cli][optimize]") {
+  if (!fulcrum::testing::reference_path("measurements")) return;
+  TempDir dir;
+  REQUIRE(
+      cli({"optimize", kScenario, "--out", dir.path().string(), "--set", "search.strategy=oracle"})
+          .rc == 0);
+  const std::filesystem::path json = dir.path() / "optimize.json";
+  const std::string first = slurp(json);
+  {
+    std::optional<FolderLock> held = FolderLock::try_lock(json.string() + ".lock");
+    REQUIRE(held);
+    const Result r =
+        cli({"optimize", kScenario, "--out", dir.path().string(), "--set", "search.strategy=maxn"});
+    CHECK(r.rc == 2);
+    CHECK_THAT(r.error, Catch::Contains("is being written by another fulcrum (pid " +
+                                        std::to_string(::getpid()) + "); not written"));
+    CHECK_THAT(r.out, Catch::StartsWith("optimize optimize-measured: strategy maxn"));
+    CHECK(slurp(json) == first);
+    CHECK_FALSE(std::filesystem::exists(json.string() + ".partial"));
+  }
+  // --json prints the document it writes.
+  const Result j = cli({"optimize", kScenario, "--out", dir.path().string(), "--set",
+                        "search.strategy=oracle", "--json"});
+  REQUIRE(j.rc == 0);
+  CHECK(j.out == slurp(json) + "\n");
+  CHECK(slurp(json) == first);  // same seed, same bytes
+}
