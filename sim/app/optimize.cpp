@@ -7,6 +7,8 @@
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/scenario_loader.hpp"
+#include "sim/report/atomic_file.hpp"
+#include "sim/report/folder_lock.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/output_path.hpp"
 #include "sim/search/evaluation.hpp"
@@ -78,6 +80,30 @@ std::string default_optimize_folder(const std::string& scenario_name) {
   const std::string name =
       scenario_name.rfind(prefix, 0) == 0 ? scenario_name.substr(prefix.size()) : scenario_name;
   return "out/optimize-" + name;
+}
+
+std::filesystem::path publish(const OptimizeResult& result) {
+  const std::filesystem::path file = result.folder / "optimize.json";
+  std::filesystem::create_directories(result.folder);
+  const std::filesystem::path lock_path = file.string() + ".lock";
+  std::optional<FolderLock> lock = FolderLock::try_lock(lock_path);
+  if (!lock) {
+    const std::optional<long> pid = FolderLock::holder_pid(lock_path);
+    throw InputError(std::nullopt, "--out",
+                     "'" + file.string() + "' is being written by another fulcrum" +
+                         (pid ? " (pid " + std::to_string(*pid) + ")" : std::string()) +
+                         "; not written");
+  }
+  try {
+    AtomicFile f(file);
+    f.write(optimize_json(result.report));
+    f.close();
+    throw_if_interrupted();
+    f.publish();
+  } catch (const Interrupted& e) {
+    throw Interrupted(e.signal(), "nothing was written to " + result.folder.string());
+  }
+  return file;
 }
 
 OptimizeResult optimize(const OptimizeRequest& request) {

@@ -45,6 +45,12 @@ struct OptimizeResult {
 // before any search.
 OptimizeResult optimize(const OptimizeRequest& request);
 
+// Publishes the report's optimize.json into result.folder as `run` publishes a file: a lock
+// beside it (optimize.json.lock; another optimize writing it is an InputError, exit 2), staged
+// in optimize.json.partial and renamed into place (never half a JSON); an interrupt leaves
+// nothing. Returns the file's path.
+std::filesystem::path publish(const OptimizeResult& result);
+
 // The folder optimize writes by default: out/optimize-NAME, NAME without a leading "optimize-".
 std::string default_optimize_folder(const std::string& scenario_name);
 

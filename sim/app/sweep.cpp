@@ -83,6 +83,8 @@ SweepReport sweep(const SweepRequest& request) {
   } else {
     r.csv = "out/sweep-" + spec.name + ".csv";
   }
+  // The default folder is ours to make; a folder the user named must exist.
+  if (!request.out) std::filesystem::create_directories(r.csv.parent_path());
   check_output_file(r.csv, "--out", {request.sweep_file}, "# fulcrum sweep ");
   const std::string reference =
       request.reference_dir ? *request.reference_dir : reference_dir_for(request.sweep_file);

@@ -14,10 +14,10 @@
 #include "models/perf/cross_mode_fit.hpp"
 #include "models/perf/profile_csv.hpp"
 #include "models/workload/workload_catalog.hpp"
-#include "sim/config/data_dirs.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/calibration_loader.hpp"
 #include "sim/config/cross_mode_loader.hpp"
+#include "sim/config/data_dirs.hpp"
 #include "sim/report/atomic_file.hpp"
 
 namespace fulcrum::sim {

@@ -20,9 +20,9 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
 #include "sim/app/profiling.hpp"
-#include "sim/config/data_dirs.hpp"
 #include "sim/cli/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
+#include "sim/config/data_dirs.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {

@@ -1,8 +1,7 @@
 // `fulcrum optimize SCENARIO`: options -> OptimizeRequest -> app::optimize -> print and publish
 // (docs/SEARCH.md, "fulcrum optimize"). The search's result is printed (and written) whatever
-// happens to the event-driven run of its choice; optimize.json is published as `run` publishes:
-// locked against a second writer, staged, renamed into place; an interrupt prints what the
-// search found and writes nothing.
+// happens to the event-driven run of its choice; an interrupt prints what the search found and
+// writes nothing.
 #include <boost/program_options.hpp>
 #include <exception>
 #include <filesystem>
@@ -14,8 +13,6 @@
 #include "models/error.hpp"
 #include "sim/app/optimize.hpp"
 #include "sim/cli/verb_support.hpp"
-#include "sim/report/atomic_file.hpp"
-#include "sim/report/folder_lock.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/optimize_report.hpp"
 
@@ -61,30 +58,10 @@ int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::o
   const std::string json = optimize_json(result.report);
   for (const std::string& w : result.report.warnings) err << "optimize: warning: " << w << "\n";
   out << (vm["json"].as<bool>() ? json + "\n" : optimize_summary(result.report));
-  const std::filesystem::path file = result.folder / "optimize.json";
   if (result.interrupted_by) {
     throw Interrupted(*result.interrupted_by, "nothing was written to " + result.folder.string());
   }
-  // Published as `run` publishes a file: one writer at a time, never half a JSON.
-  std::filesystem::create_directories(result.folder);
-  const std::filesystem::path lock_path = file.string() + ".lock";
-  std::optional<FolderLock> lock = FolderLock::try_lock(lock_path);
-  if (!lock) {
-    const std::optional<long> pid = FolderLock::holder_pid(lock_path);
-    throw InputError(std::nullopt, "--out",
-                     "'" + file.string() + "' is being written by another fulcrum" +
-                         (pid ? " (pid " + std::to_string(*pid) + ")" : std::string()) +
-                         "; not written");
-  }
-  try {
-    AtomicFile f(file);
-    f.write(json);
-    f.close();
-    throw_if_interrupted();
-    f.publish();
-  } catch (const Interrupted& e) {
-    throw Interrupted(e.signal(), "nothing was written to " + result.folder.string());
-  }
+  const std::filesystem::path file = app::publish(result);
   if (!vm["json"].as<bool>()) out << "wrote " << file.string() << "\n";
   if (result.run_failure) std::rethrow_exception(result.run_failure);
   return 0;

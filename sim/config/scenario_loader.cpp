@@ -522,15 +522,13 @@ class ScenarioReader {
     return b;
   }
 
-  // The `search:` block; the enums through the reader sweep files share (search_reader.hpp).
-  // The strategy name is checked against the strategy registry by `fulcrum optimize`, located
-  // at the key recorded here.
+  // The `search:` block; its values through the reader sweep files share (search_reader.hpp).
   static SearchSpec read_search(const YamlNode& n, ScenarioSources& sources) {
     n.allow_keys({"strategy", "batch_sizes", "modes", "max_modes", "power_constraint", "objective",
                   "ground_truth", "seed", "noise"});
     SearchSpec s;
     if (auto f = n.optional("strategy")) {
-      s.strategy = read_nonempty(*f);
+      s.strategy = read_strategy_name(*f);
       sources.record("search.strategy", f->location());
     }
     if (auto f = n.optional("max_modes")) s.max_modes = f->as_positive_int();

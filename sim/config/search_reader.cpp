@@ -35,6 +35,16 @@ GroundTruthKind read_ground_truth(const YamlNode& n) {
   return read_one_of(n, &ground_truth_from, {GroundTruthKind::table, GroundTruthKind::analytic});
 }
 
+std::string read_strategy_name(const YamlNode& n) {
+  const std::string name = n.as_string();
+  std::string list;
+  for (std::string_view known : kStrategyNames) {
+    if (name == known) return name;
+    list += (list.empty() ? "" : ", ") + std::string(known);
+  }
+  n.fail("unknown strategy '" + name + "' (known: " + list + ")");
+}
+
 double read_profiler_noise(const YamlNode& n) {
   const double noise = n.as_nonnegative_double();
   if (noise >= 1) n.fail("must be < 1 (a relative standard deviation)");

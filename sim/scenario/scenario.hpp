@@ -156,7 +156,7 @@ struct Budgets {
 // The `search:` block of a scenario, read by sim/config/search_reader.hpp (the reader sweep files
 // share) and used by `fulcrum optimize` (docs/SEARCH.md, "fulcrum optimize").
 struct SearchSpec {
-  std::string strategy = "gmd";  // a name of search::strategy_registry(), checked by optimize
+  std::string strategy = "gmd";  // one of kStrategyNames (search::strategy_registry()'s)
   std::vector<int> batch_sizes{1, 4, 8, 16, 32, 64, 128, 256};
   // The mode grid searched; absent: the ground truth's own grid (pagoda-441 for the measured
   // tables, which cover it; powertrain-4368 for the analytic model).

@@ -7,6 +7,7 @@
 //   std::cout << to_string(s.objective);  // "per-window"
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -29,6 +30,12 @@ enum class GroundTruthKind {
   table,     // the measured Orin AGX tables (reference/measurements)
   analytic,  // the analytic performance model of the device
 };
+
+// The strategy names a file may give, sorted: those of search::strategy_registry() (a test in
+// tests/sim/search checks that the two lists are the same).
+inline constexpr std::array<std::string_view, 11> kStrategyNames = {
+    "als",    "binary",     "gmd",     "gmd+",  "maxn",  "nn",
+    "oracle", "powertrain", "presets", "prior", "random"};
 
 // As the files spell them: "per-window", "max-of-phases", "table", ...
 constexpr const char* to_string(Objective o) {

@@ -224,3 +224,12 @@ TEST_CASE("an answer that trains nothing is explained by the nearest budgets tha
 }
 
 }  // namespace fulcrum::sim::search
+
+namespace fulcrum::sim::search {
+
+TEST_CASE("the strategy names scenario files accept are the registry's", "[search]") {
+  std::vector<std::string> file_names(kStrategyNames.begin(), kStrategyNames.end());
+  CHECK(file_names == strategy_registry().names());
+}
+
+}  // namespace fulcrum::sim::search
