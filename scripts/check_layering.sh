@@ -36,10 +36,10 @@ declare -A may_include=(
   [sim/scenario]="$models_all sim/scenario"
   [sim/config]="$models_all sim/scenario sim/config"
   [sim/runtime]="$models_all backends sim/engine sim/scenario sim/runtime"
-  [sim/search]="$models_all sim/config sim/search"
+  [sim/search]="$models_all sim/scenario sim/config sim/search"
   [sim/sweep]="$models_all sim/scenario sim/config sim/search sim/sweep"
   [sim/report]="$models_all backends sim/engine sim/scenario sim/runtime sim/report"
-  [sim/app]="$models_all backends backends/hardware sim/engine sim/scenario sim/config sim/runtime sim/report sim/app"
+  [sim/app]="$models_all backends backends/hardware sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/app"
   [sim/cli]="$models_all backends backends/hardware backends/cuda sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/app sim/cli"
 )
 

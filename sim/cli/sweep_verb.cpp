@@ -1,22 +1,21 @@
-// `fulcrum sweep SWEEP.yaml`: every search configuration of a sweep file with every strategy, on
-// all cores; one CSV row per (configuration, strategy) and a per-strategy summary
-// (docs/SEARCH.md, "fulcrum sweep"). `--shard K/N` runs one slice; `--merge` joins the slices'
-// CSVs into what the unsharded run writes, byte for byte.
+// `fulcrum sweep SWEEP.yaml` and `fulcrum sweep --merge`: options -> SweepRequest/MergeRequest ->
+// app::sweep/app::merge -> print (docs/SEARCH.md, "fulcrum sweep").
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
 #include <chrono>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <iostream>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "models/error.hpp"
+#include "sim/app/sweep.hpp"
 #include "sim/cli/verb_support.hpp"
-#include "sim/config/data_dirs.hpp"
-#include "sim/search/strategy.hpp"
-#include "sim/sweep/sweep_runner.hpp"
-#include "sim/sweep/sweep_spec.hpp"
+#include "sim/report/interrupt.hpp"
+#include "sim/report/number_format.hpp"
+#include "sim/sweep/sweep_progress.hpp"
 
 namespace fulcrum::sim {
 
@@ -24,30 +23,14 @@ namespace po = boost::program_options;
 
 namespace {
 
-// Writes through `write` into `path`.partial and renames it into place when `write` returns;
-// a failure removes the temporary (never half a CSV under the final name).
-template <typename Write>
-void write_csv(const std::filesystem::path& path, Write write) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  const std::filesystem::path temp = path.string() + ".partial";
-  try {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(SourceLocation{path.string(), 0, 0}, "", "cannot be written");
-    write(out);
-    out.close();
-    if (!out) throw Error(path.string() + ": write failed");
-    std::filesystem::rename(temp, path);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(temp, ec);
-    throw;
+unsigned parse_threads(const std::string& text) {
+  const bool digits = !text.empty() && text.size() <= 4 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoul(text) > 1024) {
+    throw InputError(std::nullopt, "--threads",
+                     "expected a thread count from 0 (every core) to 1024, got '" + text + "'");
   }
-}
-
-std::string clock_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%d:%02d", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  return buf;
+  return static_cast<unsigned>(std::stoul(text));
 }
 
 }  // namespace
@@ -57,12 +40,12 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   options.add_options()("help,h", "this help")(
       "out,o", po::value<std::string>(),
       "CSV to write (default: out/sweep-NAME.csv, out/sweep-NAME.shard-K-of-N.csv)")(
-      "threads,j", po::value<unsigned>()->default_value(0), "threads (0 = every core)")(
+      "threads,j", po::value<std::string>()->default_value("0"), "threads (0 = every core)")(
       "shard", po::value<std::string>(), "run slice K of N (K/N, 1-based) of the configurations")(
       "merge", po::bool_switch(), "join shard CSVs (the operands) into --out")(
       "reference", po::value<std::string>(),
-      "reference folder holding measurements/ (default: $FULCRUM_REFERENCE_DIR or the build's)")(
-      "quiet,q", po::bool_switch(), "no progress line");
+      "reference folder holding measurements/ (default: $FULCRUM_REFERENCE_DIR, relative to the "
+      "sweep file's folder, or the build's)")("quiet,q", po::bool_switch(), "no progress line");
   const auto [vm, files] = parse_verb("sweep", args, options, "files");
   if (vm.count("help")) {
     out << verb_usage(
@@ -78,51 +61,40 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
         options);
     return 0;
   }
+  const InterruptHandlers interrupt_handlers;
   if (vm["merge"].as<bool>()) {
     if (!vm.count("out")) throw InputError(std::nullopt, "fulcrum sweep", "--merge needs --out");
-    sweep::SweepSummary summary;
-    write_csv(vm["out"].as<std::string>(),
-              [&](std::ostream& csv) { summary = sweep::merge_sweep(files, csv); });
-    out << sweep::format_summary(summary) << "wrote " << vm["out"].as<std::string>() << "\n";
+    if (vm.count("shard")) {
+      throw InputError(std::nullopt, "fulcrum sweep",
+                       "--shard does not apply to --merge (it joins every shard given)");
+    }
+    const app::SweepReport r = app::merge({files, vm["out"].as<std::string>()});
+    out << sweep::format_summary(r.summary) << "wrote " << r.csv.string() << "\n";
     return 0;
   }
-  const std::string& sweep_file =
-      only_operand(files, "sweep", "expected one SWEEP.yaml (or --merge)");
-  sweep::SweepOptions o;
-  o.threads = vm["threads"].as<unsigned>();
-  if (vm.count("shard"))
-    std::tie(o.shard, o.shards) = sweep::parse_shard(vm["shard"].as<std::string>());
-  const sweep::SweepSpec spec = sweep::load_sweep(sweep_file, search::strategy_registry().names());
-  const std::string reference =
-      vm.count("reference") ? vm["reference"].as<std::string>() : default_reference_dir().path;
-  const sweep::SweepTruths truths =
-      sweep::SweepTruths::load(spec, default_data_dir(), reference + "/measurements");
-  std::string path = "out/sweep-" + spec.name + ".csv";
-  if (o.shards > 1) {
-    path = "out/sweep-" + spec.name + ".shard-" + std::to_string(o.shard) + "-of-" +
-           std::to_string(o.shards) + ".csv";
+  app::SweepRequest request;
+  request.sweep_file = only_operand(files, "sweep", "expected one SWEEP.yaml (or --merge)");
+  request.threads = parse_threads(vm["threads"].as<std::string>());
+  if (vm.count("shard")) {
+    std::tie(request.shard, request.shards) = sweep::parse_shard(vm["shard"].as<std::string>());
   }
-  if (vm.count("out")) path = vm["out"].as<std::string>();
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
+  if (vm.count("out")) request.out = vm["out"].as<std::string>();
+  if (vm.count("reference")) request.reference_dir = vm["reference"].as<std::string>();
+  std::optional<sweep::SweepProgress> progress;
   if (!vm["quiet"].as<bool>()) {
-    o.progress = [&](std::size_t done, std::size_t total) {
-      const double s = elapsed();
-      const double left =
-          done > 0 ? s * static_cast<double>(total - done) / static_cast<double>(done) : 0;
-      err << "\rsweep " << spec.name << ": " << done << "/" << total << " configurations ("
-          << (total ? 100 * done / total : 100) << "%), " << clock_text(s) << " elapsed, about "
-          << clock_text(left) << " left   " << std::flush;
+    const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO) != 0;
+    request.progress = [&](const std::string& name, std::size_t done, std::size_t total) {
+      if (!progress) progress.emplace(err, terminal, name);
+      progress->update(done, total);
     };
   }
-  sweep::SweepSummary summary;
-  write_csv(path, [&](std::ostream& csv) { summary = sweep::run_sweep(spec, truths, o, csv); });
-  if (o.progress) err << "\n";
-  out << sweep::format_summary(summary);
-  if (o.shards > 1) out << "shard " << o.shard << "/" << o.shards << "\n";
-  out << "wrote " << path << " in " << fixed(elapsed(), 1) << " s\n";
+  const auto start = std::chrono::steady_clock::now();
+  const app::SweepReport r = app::sweep(request);
+  if (progress) progress->finish();
+  out << sweep::format_summary(r.summary);
+  if (r.shards > 1) out << "shard " << r.shard << "/" << r.shards << "\n";
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out << "wrote " << r.csv.string() << " in " << fixed(s, 1) << " s\n";
   return 0;
 }
 

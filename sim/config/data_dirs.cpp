@@ -1,6 +1,7 @@
 #include "sim/config/data_dirs.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <string_view>
 
 namespace fulcrum::sim {
@@ -32,6 +33,12 @@ std::string expand_reference_dir(const std::string& path) {
   const std::string_view variable = kReferenceDirVariable;
   if (path.compare(0, variable.size(), variable) != 0) return path;
   return default_reference_dir().path + path.substr(variable.size());
+}
+
+std::string reference_dir_for(const std::string& input_file) {
+  const std::filesystem::path dir = default_reference_dir().path;
+  if (dir.is_absolute()) return dir.string();
+  return (std::filesystem::path(input_file).parent_path() / dir).lexically_normal().string();
 }
 
 }  // namespace fulcrum::sim

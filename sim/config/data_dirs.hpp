@@ -32,4 +32,8 @@ inline constexpr const char* kReferenceDirVariable = "${FULCRUM_REFERENCE_DIR}";
 // `path` with a leading kReferenceDirVariable replaced by default_reference_dir().path.
 std::string expand_reference_dir(const std::string& path);
 
+// default_reference_dir() as seen from an input file (a scenario, a sweep file): a relative
+// folder is taken from that file's folder, as a scenario's ${FULCRUM_REFERENCE_DIR} paths are.
+std::string reference_dir_for(const std::string& input_file);
+
 }  // namespace fulcrum::sim

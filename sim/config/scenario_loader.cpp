@@ -14,6 +14,7 @@
 #include "sim/config/input_text.hpp"
 #include "sim/config/overrides.hpp"
 #include "sim/config/pipeline_loader.hpp"
+#include "sim/config/search_reader.hpp"
 #include "sim/config/trace_loader.hpp"
 #include "sim/config/yaml_support.hpp"
 #include "sim/scenario/scenario_limits.hpp"
@@ -529,46 +530,24 @@ class ScenarioReader {
     return b;
   }
 
+  // The `search:` block; its values through the reader sweep files share (search_reader.hpp).
   static SearchSpec read_search(const YamlNode& n, ScenarioSources& sources) {
     n.allow_keys({"strategy", "batch_sizes", "modes", "max_modes", "power_constraint", "objective",
                   "ground_truth", "seed", "noise"});
     SearchSpec s;
     if (auto f = n.optional("strategy")) {
-      s.strategy = f->as_string();
+      s.strategy = read_strategy_name(*f);
       sources.record("search.strategy", f->location());
-      static const std::vector<std::string> known{"maxn",       "presets", "random", "binary",
-                                                  "powertrain", "gmd",     "gmd+",   "als",
-                                                  "prior",      "oracle"};
-      if (std::find(known.begin(), known.end(), s.strategy) == known.end()) {
-        f->fail("unknown strategy '" + s.strategy +
-                "' (known: maxn, presets, random, binary, powertrain, gmd, gmd+, als, prior, "
-                "oracle)");
-      }
     }
-    auto one_of = [](const YamlNode& f, std::initializer_list<const char*> options) {
-      const std::string v = f.as_string();
-      std::string list;
-      for (const char* o : options) {
-        if (v == o) return v;
-        if (!list.empty()) list += ", ";
-        list += o;
-      }
-      f.fail("must be one of " + list + ", got '" + v + "'");
-    };
     if (auto f = n.optional("max_modes")) s.max_modes = f->as_positive_int();
-    if (auto f = n.optional("power_constraint")) {
-      s.power_constraint = one_of(*f, {"max-of-phases", "time-weighted"});
-    }
-    if (auto f = n.optional("objective")) s.objective = one_of(*f, {"per-window", "per-second"});
-    if (auto f = n.optional("ground_truth")) s.ground_truth = one_of(*f, {"table", "analytic"});
+    if (auto f = n.optional("power_constraint")) s.power_constraint = read_power_constraint(*f);
+    if (auto f = n.optional("objective")) s.objective = read_objective(*f);
+    if (auto f = n.optional("ground_truth")) s.ground_truth = read_ground_truth(*f);
     if (auto f = n.optional("seed")) s.seed = read_seed(*f);
-    if (auto f = n.optional("noise")) {
-      s.noise = f->as_nonnegative_double();
-      if (s.noise >= 1) f->fail("must be < 1 (a relative standard deviation)");
-    }
+    if (auto f = n.optional("noise")) s.noise = read_profiler_noise(*f);
     if (auto f = n.optional("modes")) sources.record("search.modes", f->location());
-    if (auto f = n.optional("batch_sizes")) sources.record("search.batch_sizes", f->location());
     if (auto f = n.optional("batch_sizes")) {
+      sources.record("search.batch_sizes", f->location());
       s.batch_sizes.clear();
       const std::size_t count = read_list_size(*f, limits::kMaxSearchBatchSizes, "batch sizes");
       if (count == 0) f->fail("needs at least one batch size");

@@ -1,5 +1,6 @@
-// Budgets judged from a run's result: the same function judges a scenario run and a search's
-// candidate, so both mean the same thing by "met".
+// Budgets judged from a run's result (a scenario run, and `optimize`'s event-driven re-run of its
+// choice). The searches do not call it: they judge a candidate's closed-form steady state
+// (sim/search/steady_state.hpp) on peak latency and their own power constraint.
 //
 //   RunResult r = runtime.run();
 //   r.budgets = judge_budgets(r, scenario.budgets);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/device/power_mode.hpp"
+#include "sim/scenario/search_vocabulary.hpp"
 
 namespace fulcrum::sim {
 
@@ -152,16 +153,20 @@ struct Budgets {
   double power_window_s = 1.0;  // window for max_window
 };
 
-struct SearchSpec {  // used by `fulcrum optimize` (docs/SEARCH.md, "fulcrum optimize")
-  std::string strategy = "gmd";
+// The `search:` block of a scenario, read by sim/config/search_reader.hpp (the reader sweep files
+// share) and used by `fulcrum optimize` (docs/SEARCH.md, "fulcrum optimize").
+struct SearchSpec {
+  std::string strategy = "gmd";  // one of kStrategyNames (search::strategy_registry()'s)
   std::vector<int> batch_sizes{1, 4, 8, 16, 32, 64, 128, 256};
-  std::string modes = "powertrain-4368";
+  // The mode grid searched; absent: the ground truth's own grid (pagoda-441 for the measured
+  // tables, which cover it; powertrain-4368 for the analytic model).
+  std::optional<std::string> modes;
   std::optional<int> max_modes;  // profiling budget; absent: the strategy's default
-  std::string power_constraint = "max-of-phases";  // or "time-weighted"
-  std::string objective = "per-window";            // or "per-second"
-  std::string ground_truth = "table";              // "table" (reference measurements) or "analytic"
-  std::optional<std::uint64_t> seed;               // absent: the scenario's seed
-  double noise = 0;                                // the Profiler's relative measurement noise
+  PowerConstraint power_constraint = PowerConstraint::max_of_phases;
+  Objective objective = Objective::per_window;
+  GroundTruthKind ground_truth = GroundTruthKind::table;
+  std::optional<std::uint64_t> seed;  // absent: the scenario's seed
+  double noise = 0;                   // the Profiler's relative measurement noise
 };
 
 struct OutputsSpec {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace fulcrum::sim::search {
 
@@ -151,12 +152,36 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   return set;
 }
 
-std::optional<Choice> Als::answer(const Problem& problem) const {
-  if (!kept_ || !kept_->serves(problem)) return std::nullopt;
-  Choice c = kept_->answer(problem);
+namespace {
+
+std::optional<Choice> answer_from(const MeasuredSet* kept, const Problem& problem) {
+  if (kept == nullptr || !kept->serves(problem)) return std::nullopt;
+  Choice c = kept->answer(problem);
   c.strategy = "als";
-  c.note = "from its " + std::to_string(kept_->modes().size()) + " measured modes";
+  c.note = "from its " + std::to_string(kept->modes().size()) + " measured modes";
   return c;
+}
+
+class KeptSet : public ReusableAnswer {
+ public:
+  explicit KeptSet(MeasuredSet set) : set_(std::move(set)) {}
+  std::optional<Choice> answer(const Problem& problem) const override {
+    return answer_from(&set_, problem);
+  }
+
+ private:
+  MeasuredSet set_;
+};
+
+}  // namespace
+
+std::optional<Choice> Als::answer(const Problem& problem) const {
+  return answer_from(kept_.get(), problem);
+}
+
+std::unique_ptr<ReusableAnswer> Als::explore_reusable(const Problem& problem, Profiler& profiler,
+                                                      const SearchContext& context) {
+  return std::make_unique<KeptSet>(explore(problem, profiler, context));
 }
 
 Choice Als::choose(const Problem& problem, Profiler& profiler, const SearchContext& context) {

@@ -45,6 +45,10 @@ class Als : public Strategy {
   // Reuses the kept set when it serves `problem` (no profiling at all), else explores first.
   Choice choose(const Problem& problem, Profiler& profiler, const SearchContext& context) override;
 
+  // Explores the workloads of `problem` and returns an answer from (a copy of) the kept set.
+  std::unique_ptr<ReusableAnswer> explore_reusable(const Problem& problem, Profiler& profiler,
+                                                   const SearchContext& context) override;
+
   // Explores the workloads of `problem` and keeps the measured set (replacing any earlier one).
   const MeasuredSet& explore(const Problem& problem, Profiler& profiler,
                              const SearchContext& context);

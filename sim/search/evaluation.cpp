@@ -62,6 +62,73 @@ CandidateTable Oracle::table(const Problem& problem, const SearchContext& contex
   return CandidateTable(problem, batches, train, infer);
 }
 
+TrainingBudgets Oracle::training_budgets(const Problem& problem, const SearchContext& context) {
+  const TruthKey key;
+  TrainingBudgets out;
+  std::vector<std::vector<int>> combos = {{}};
+  for (std::size_t i = 0; i < problem.streams.size(); ++i) {
+    std::vector<std::vector<int>> next;
+    for (const std::vector<int>& c : combos) {
+      for (int b : context.stream_batches.at(i)) {
+        next.push_back(c);
+        next.back().push_back(b);
+      }
+    }
+    combos = std::move(next);
+  }
+  for (std::size_t m = 0; m < context.grid.size(); ++m) {
+    const models::PowerMode mode = context.grid.at(m);
+    for (const std::vector<int>& batches : combos) {
+      const std::optional<SteadyState> s = true_state(key, problem, context.truth, mode, batches);
+      if (!s || !s->stable) continue;
+      const bool trains = problem.objective == Objective::per_window && !problem.streams.empty()
+                              ? s->per_window > 0
+                              : s->per_s > 0;
+      if (!trains) continue;
+      if (s->latency_met && s->power_met) out.trains_now = true;
+      if (s->power_met && !problem.streams.empty() &&
+          (!out.latency_budget_s || s->peak_latency_s < *out.latency_budget_s)) {
+        out.latency_budget_s = s->peak_latency_s;
+      }
+      const double p = s->power_w(problem.power_kind);
+      if (s->latency_met && (!out.power_budget_w || p < *out.power_budget_w)) {
+        out.power_budget_w = p;
+      }
+    }
+  }
+  return out;
+}
+
+std::size_t Oracle::measured_modes(const Problem& problem, const SearchContext& context) {
+  const TruthKey key;
+  std::size_t count = 0;
+  for (std::size_t m = 0; m < context.grid.size(); ++m) {
+    const models::PowerMode mode = context.grid.at(m);
+    bool all = problem.training.empty() ||
+               context.truth
+                   .at(key, problem.training, models::Phase::training, problem.training_batch, mode)
+                   .has_value();
+    for (std::size_t i = 0; all && i < problem.streams.size(); ++i) {
+      for (int b : context.stream_batches.at(i)) {
+        if (!context.truth.at(key, problem.streams[i].workload, models::Phase::inference, b,
+                              mode)) {
+          all = false;
+          break;
+        }
+      }
+    }
+    if (all) ++count;
+  }
+  return count;
+}
+
+MeasuredSet Oracle::grid_set(const Problem& problem, const SearchContext& context) {
+  MeasuredSet set = MeasuredSet::for_problem(problem, context);
+  Profiler exact(context.truth);  // no noise, no budget: the truth's own values
+  for (std::size_t g = 0; g < context.grid.size(); ++g) set.measure(exact, context.grid, g);
+  return set;
+}
+
 Choice Oracle::solve(const Problem& problem, const SearchContext& context) {
   Choice c;
   c.strategy = "oracle";

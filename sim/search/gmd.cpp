@@ -234,7 +234,7 @@ MaxnPick pick_batch_at_maxn(const Problem& problem, Profiler& profiler,
     const Profile p = profiler.profile(s.workload, models::Phase::inference, *it, maxn);
     if (!p.ok()) continue;
     const double t = p.value.time_ms / 1000.0;
-    if (t * s.arrival_per_s <= *it && *it / s.arrival_per_s + t <= s.latency_budget_s) {
+    if (t * s.arrival_per_s <= *it && *it / s.arrival_per_s + t <= s.latency_bound_s()) {
       pick.batch = *it;
       pick.checks = gmd_maxn_checks(*it, checked);
       return pick;
@@ -400,7 +400,7 @@ class Gmd : public Strategy {
   static double violation(const Problem& judged, const SteadyState& s) {
     double v = s.stable ? 0.0 : 1.0;
     if (!judged.streams.empty()) {
-      const double l = judged.streams[0].latency_budget_s;
+      const double l = judged.streams[0].latency_bound_s();
       v += std::max(0.0, s.peak_latency_s - l) / l;
     }
     if (judged.power_budget_w) {

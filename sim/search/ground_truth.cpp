@@ -9,6 +9,7 @@
 #include "models/error.hpp"
 #include "models/perf/profile_csv.hpp"
 #include "models/workload/workload_catalog.hpp"
+#include "sim/config/perf_model_loader.hpp"
 
 namespace fulcrum::sim::search {
 
@@ -23,6 +24,33 @@ std::vector<std::optional<MeasuredPoint>> GroundTruth::series(
   out.reserve(modes.size());
   for (const models::PowerMode& m : modes) out.push_back(at(key, workload, phase, batch_size, m));
   return out;
+}
+
+std::optional<std::string> GroundTruth::name_for(std::string_view workload,
+                                                 models::Phase phase) const {
+  if (batch_sizes(workload, phase).empty()) return std::nullopt;
+  return std::string(workload);
+}
+
+std::optional<std::string> TableGroundTruth::name_for(std::string_view workload,
+                                                      models::Phase phase) const {
+  if (!batch_sizes(workload, phase).empty()) return std::string(workload);
+  const std::string canonical(models::canonical_workload_name(workload));
+  for (const std::string& w : workloads(phase)) {
+    if (models::canonical_workload_name(w) == canonical) return w;
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<GroundTruth> make_ground_truth(GroundTruthKind kind,
+                                               const models::DeviceSpec& device,
+                                               const TruthSources& sources) {
+  if (kind == GroundTruthKind::table) {
+    return TableGroundTruth::load(sources.measurements_dir, device);
+  }
+  return std::make_unique<ModelGroundTruth>(
+      device, load_perf_model(AnalyticPerfModel{}, sources.data_dir, device),
+      sources.analytic_batch_sizes, sources.analytic_training_batch);
 }
 
 // --- TableGroundTruth ---------------------------------------------------------------------------
@@ -119,6 +147,17 @@ ModelGroundTruth::ModelGroundTruth(const models::DeviceSpec& device, const model
                                    std::vector<int> inference_batch_sizes, int training_batch)
     : device_(device),
       model_(model),
+      inference_batches_(std::move(inference_batch_sizes)),
+      training_batch_(training_batch) {
+  std::sort(inference_batches_.begin(), inference_batches_.end());
+}
+
+ModelGroundTruth::ModelGroundTruth(const models::DeviceSpec& device,
+                                   std::unique_ptr<models::PerfModel> model,
+                                   std::vector<int> inference_batch_sizes, int training_batch)
+    : device_(device),
+      owned_(std::move(model)),
+      model_(*owned_),
       inference_batches_(std::move(inference_batch_sizes)),
       training_batch_(training_batch) {
   std::sort(inference_batches_.begin(), inference_batches_.end());

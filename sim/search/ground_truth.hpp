@@ -22,6 +22,7 @@
 #include "models/device/power_mode.hpp"
 #include "models/perf/perf_model.hpp"
 #include "models/workload/phase_cost.hpp"
+#include "sim/scenario/search_vocabulary.hpp"
 
 namespace fulcrum::sim::search {
 
@@ -47,12 +48,17 @@ class GroundTruth {
  public:
   virtual ~GroundTruth() = default;
   virtual std::string name() const = 0;  // "table" or "analytic"
+  // The mode grid this truth covers whole, searched where a problem names none.
+  virtual std::string default_grid() const = 0;
 
   // What exists (not counted as reads): the batch sizes known for (workload, phase), ascending;
   // empty when the workload is unknown in that phase.
   virtual std::vector<int> batch_sizes(std::string_view workload, models::Phase phase) const = 0;
   // The device the truth belongs to.
   virtual const models::DeviceSpec& device() const = 0;
+  // The name this truth knows `workload` by in `phase` (the measurement files write
+  // "mobilenet_v3" for the catalog's "mobilenetv3-large"); nullopt when it has no data for it.
+  virtual std::optional<std::string> name_for(std::string_view workload, models::Phase phase) const;
 
   // The truth at one mode; nullopt where it has no value (a mode the table did not measure).
   std::optional<MeasuredPoint> at(TruthKey, std::string_view workload, models::Phase phase,
@@ -88,8 +94,12 @@ class TableGroundTruth : public GroundTruth {
                                                 const models::DeviceSpec& device);
 
   std::string name() const override { return "table"; }
+  // The 441 modes both tables measured.
+  std::string default_grid() const override { return "pagoda-441"; }
   std::vector<int> batch_sizes(std::string_view workload, models::Phase phase) const override;
   const models::DeviceSpec& device() const override { return device_; }
+  std::optional<std::string> name_for(std::string_view workload,
+                                      models::Phase phase) const override;
 
   // Workloads present in a phase, sorted.
   std::vector<std::string> workloads(models::Phase phase) const;
@@ -123,8 +133,13 @@ class ModelGroundTruth : public GroundTruth {
   ModelGroundTruth(const models::DeviceSpec& device, const models::PerfModel& model,
                    std::vector<int> inference_batch_sizes = {1, 2, 4, 8, 16, 32, 64, 128},
                    int training_batch = 16);
+  // The same, owning its model.
+  ModelGroundTruth(const models::DeviceSpec& device, std::unique_ptr<models::PerfModel> model,
+                   std::vector<int> inference_batch_sizes = {1, 2, 4, 8, 16, 32, 64, 128},
+                   int training_batch = 16);
 
   std::string name() const override { return "analytic"; }
+  std::string default_grid() const override { return "powertrain-4368"; }
   std::vector<int> batch_sizes(std::string_view workload, models::Phase phase) const override;
   const models::DeviceSpec& device() const override { return device_; }
 
@@ -134,10 +149,27 @@ class ModelGroundTruth : public GroundTruth {
 
  private:
   models::DeviceSpec device_;
+  std::unique_ptr<models::PerfModel> owned_;
   const models::PerfModel& model_;
   std::vector<int> inference_batches_;
   int training_batch_;
 };
+
+// Where the ground truths come from: the measurement tables' folder (reference/measurements, for
+// GroundTruthKind::table) and the data folder holding the analytic model's calibrations (for
+// GroundTruthKind::analytic), with the inference batch sizes the analytic truth offers.
+struct TruthSources {
+  std::string measurements_dir;
+  std::string data_dir;
+  std::vector<int> analytic_batch_sizes = {1, 2, 4, 8, 16, 32, 64, 128};
+  int analytic_training_batch = 16;
+};
+
+// The one ground-truth factory `fulcrum optimize` and `fulcrum sweep` share. InputError when the
+// sources are missing or malformed.
+std::unique_ptr<GroundTruth> make_ground_truth(GroundTruthKind kind,
+                                               const models::DeviceSpec& device,
+                                               const TruthSources& sources);
 
 // "train" / "infer", as the measurement files write the phase.
 const char* measurement_phase(models::Phase phase);

@@ -24,7 +24,7 @@ MeasuredSet MeasuredSet::for_problem(const Problem& problem, const SearchContext
     const std::vector<int>& sizes = context.stream_batches.at(i);
     for (int b : sizes) {
       const SearchStream& st = problem.streams[i];
-      if (window_fits && b != sizes.front() && b / st.arrival_per_s >= st.latency_budget_s) {
+      if (window_fits && b != sizes.front() && b / st.arrival_per_s >= st.latency_bound_s()) {
         continue;
       }
       per_stream.back().push_back(set.series_.size());

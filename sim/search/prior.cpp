@@ -160,7 +160,7 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
           pf *= power_ok(combo[i]);
           const SearchStream& st = problem.streams[i];
           const double w = batches[i] / st.arrival_per_s;
-          const double room = std::min(w, st.latency_budget_s - w);
+          const double room = std::min(w, st.latency_bound_s() - w);
           const SeriesModels::Estimate& e = models.at(combo[i]);
           pf *=
               room > 0

@@ -37,7 +37,7 @@ void check_problem(const Problem& p) {
     const std::string key = "streams[" + std::to_string(i) + "]";
     if (s.workload.empty()) throw InputError(std::nullopt, key + ".workload", "is empty");
     require_positive(s.arrival_per_s, key + ".arrival_per_s");
-    require_positive(s.latency_budget_s, key + ".latency_budget_s");
+    if (s.latency_budget_s) require_positive(*s.latency_budget_s, key + ".latency_budget_s");
     for (std::size_t j = 0; j < s.batch_sizes.size(); ++j) {
       const std::string bkey = key + ".batch_sizes[" + std::to_string(j) + "]";
       require_positive(s.batch_sizes[j], bkey);

@@ -10,38 +10,36 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "models/device/device_spec.hpp"
 #include "models/device/power_mode.hpp"
+#include "sim/scenario/search_vocabulary.hpp"
 
 namespace fulcrum::sim::search {
 
-// How the power of a configuration is judged against the budget.
-enum class PowerConstraint {
-  max_of_phases,  // published: max(P_train, P_infer), both in the same mode; no idle term
-  time_weighted,  // energy of one window / its length: inference, training and idle time
-};
-
-// What "training as fast as possible" means.
-enum class Objective {
-  per_window,  // published: training minibatches per inference window, tie-break smaller t_in
-  per_second,  // Fulcrum's stated objective: training minibatches per second
-};
-
-const char* to_string(PowerConstraint kind);
-const char* to_string(Objective objective);
+// The vocabulary shared with scenario and sweep files (sim/scenario/search_vocabulary.hpp).
+using sim::Objective;
+using sim::PowerConstraint;
+using sim::to_string;
 
 // One inference stream of the search problem (named so as not to clash with the scenario's
 // InferenceStreamSpec): fixed arrivals, a peak-latency budget and the batch sizes to consider.
 struct SearchStream {
   std::string workload;  // as the ground truth names it: "mobilenet_v3", "bert_large", ...
   double arrival_per_s = 0;
-  double latency_budget_s = 0;
+  // Peak-latency budget; absent: none (the stream must only be stable).
+  std::optional<double> latency_budget_s = std::nullopt;
   // Candidate inference batch sizes, ascending; empty = every size the ground truth measured.
   std::vector<int> batch_sizes = {};
+
+  // The budget as an upper bound on peak latency: +infinity where there is none.
+  double latency_bound_s() const {
+    return latency_budget_s.value_or(std::numeric_limits<double>::infinity());
+  }
 };
 
 struct Problem {

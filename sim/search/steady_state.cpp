@@ -41,7 +41,7 @@ SteadyState steady_state(const Problem& problem, const std::optional<MeasuredPoi
   s.t_in_s = infer->time_ms / 1000.0;
   s.stable = infer->time_ms / 1000.0 * a <= batch_size;
   s.peak_latency_s = w + s.t_in_s;
-  s.latency_met = s.stable && s.peak_latency_s <= stream.latency_budget_s;
+  s.latency_met = s.stable && s.peak_latency_s <= stream.latency_bound_s();
   double busy_s = s.t_in_s;
   double energy_j = s.t_in_s * infer->power_w;
   s.power_max_w = infer->power_w;
@@ -76,7 +76,7 @@ SteadyState steady_state_two(const Problem& problem, const std::optional<Measure
   const double l1 = w1 + t1 + t2;
   const double l2 = w2 + t2 + t1;
   s.peak_latency_s = std::max(l1, l2);
-  s.latency_met = s.stable && l1 <= s1.latency_budget_s && l2 <= s2.latency_budget_s;
+  s.latency_met = s.stable && l1 <= s1.latency_bound_s() && l2 <= s2.latency_bound_s();
   s.power_max_w = std::max(infer1.power_w, infer2.power_w);
   double busy = u;  // fraction of time the GPU is busy
   double power = t1 / w1 * infer1.power_w + t2 / w2 * infer2.power_w;
@@ -174,7 +174,7 @@ CandidateTable::Best CandidateTable::best(const Problem& problem) const {
     const double* p_in = &p_in_w_[j * modes_];
     for (std::size_t m = 0; m < modes_; ++m) {
       const double ti = t_in[m];
-      if (!(ti / 1000.0 * a <= b) || !(w + ti / 1000.0 <= stream.latency_budget_s)) continue;
+      if (!(ti / 1000.0 * a <= b) || !(w + ti / 1000.0 <= stream.latency_bound_s())) continue;
       double n = 0;
       double power = p_in[m];
       if (has_training_) {

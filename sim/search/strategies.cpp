@@ -138,12 +138,16 @@ class Presets : public Strategy {
   Choice choose(const Problem& problem, Profiler& profiler, const SearchContext& context) override {
     // The preset with the highest nominal budget that fits the power budget (MAXN, which has
     // none, only without a power budget).
+    // A preset without a nominal budget (MAXN) is above every budget and every other preset.
+    auto above = [](const models::Preset& a, const models::Preset& b) {
+      return b.budget_w && (!a.budget_w || *a.budget_w > *b.budget_w);
+    };
     const models::Preset* pick = nullptr;
     for (const models::Preset& p : context.device.presets) {
-      const double nominal = p.budget_w ? *p.budget_w : 1e9;
-      if (problem.power_budget_w && nominal > *problem.power_budget_w) continue;
-      const double best = pick == nullptr ? -1 : (pick->budget_w ? *pick->budget_w : 1e9);
-      if (nominal > best) pick = &p;
+      if (problem.power_budget_w && (!p.budget_w || *p.budget_w > *problem.power_budget_w)) {
+        continue;
+      }
+      if (pick == nullptr || above(p, *pick)) pick = &p;
     }
     if (pick == nullptr) return choice_from(std::nullopt, 0, "no preset's budget fits");
     const models::PowerMode mode = preset_on_grid(context.device, context.grid, *pick);
@@ -275,7 +279,7 @@ class Binary : public Strategy {
         if (!p.ok()) continue;
         const double t = p.value.time_ms / 1000.0;
         const SearchStream& s = problem.streams[i];
-        if (t * s.arrival_per_s <= *it && *it / s.arrival_per_s + t <= s.latency_budget_s) {
+        if (t * s.arrival_per_s <= *it && *it / s.arrival_per_s + t <= s.latency_bound_s()) {
           pick = *it;
           break;
         }
@@ -293,6 +297,7 @@ class OracleStrategy : public Strategy {
  public:
   std::string name() const override { return "oracle"; }
   std::optional<int> max_modes() const override { return std::nullopt; }
+  bool answers_from_truth() const override { return true; }
   Choice choose(const Problem& problem, Profiler& /*profiler*/,
                 const SearchContext& context) override {
     Choice c = Oracle::solve(problem, context);

@@ -7,14 +7,6 @@
 
 namespace fulcrum::sim::search {
 
-const char* to_string(PowerConstraint kind) {
-  return kind == PowerConstraint::max_of_phases ? "max-of-phases" : "time-weighted";
-}
-
-const char* to_string(Objective objective) {
-  return objective == Objective::per_window ? "per-window" : "per-second";
-}
-
 SearchContext make_context(const GroundTruth& truth, const Problem& problem, std::uint64_t seed) {
   check_problem(problem);
   SearchContext ctx{

@@ -49,6 +49,15 @@ struct StrategyOptions {
   std::uint64_t seed = 0;
 };
 
+// What an exploration leaves behind when it answers every problem of the same workloads (any
+// budgets, any arrival rate) with no more profiling: `als` keeps its measured set.
+class ReusableAnswer {
+ public:
+  virtual ~ReusableAnswer() = default;
+  // The answer to `problem`; nullopt when it names other workloads than were explored.
+  virtual std::optional<Choice> answer(const Problem& problem) const = 0;
+};
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
@@ -58,6 +67,17 @@ class Strategy {
   // Chooses for `problem`, profiling through `profiler` only.
   virtual Choice choose(const Problem& problem, Profiler& profiler,
                         const SearchContext& context) = 0;
+  // For a strategy whose exploration answers every problem of the same workloads: explores for
+  // `problem` through `profiler` and returns that answer. nullptr (and no profiling) for a
+  // strategy that searches anew for each problem.
+  virtual std::unique_ptr<ReusableAnswer> explore_reusable(const Problem& /*problem*/,
+                                                           Profiler& /*profiler*/,
+                                                           const SearchContext& /*context*/) {
+    return nullptr;
+  }
+  // Whether the strategy answers from the ground truth itself instead of profiling (the oracle,
+  // whose cost is not charged): a caller holding Oracle's answer to the problem may use it.
+  virtual bool answers_from_truth() const { return false; }
 };
 
 struct StrategyInfo {

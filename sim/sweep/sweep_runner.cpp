@@ -14,7 +14,6 @@
 #include "models/random/rng_streams.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/perf_model_loader.hpp"
-#include "sim/search/als.hpp"
 #include "sim/search/evaluation.hpp"
 #include "sim/search/measured_set.hpp"
 #include "sim/search/steady_state.hpp"
@@ -32,13 +31,9 @@ SweepTruths SweepTruths::load(const SweepSpec& spec, const std::string& data_dir
   t.catalog_ = std::make_unique<models::DeviceCatalog>(load_device_catalog(data_dir + "/devices"));
   const models::DeviceSpec& orin = t.catalog_->get("orin-agx-64gb");
   t.catalog_idle_power_w_ = search::catalog_idle_power_w(orin);
-  for (const std::string& name : spec.ground_truths) {
-    if (name == "table") {
-      t.truths_.push_back(search::TableGroundTruth::load(measurements_dir, orin));
-    } else {
-      t.analytic_ = load_perf_model(AnalyticPerfModel{}, data_dir, orin);
-      t.truths_.push_back(std::make_unique<search::ModelGroundTruth>(orin, *t.analytic_));
-    }
+  const search::TruthSources sources{measurements_dir, data_dir};
+  for (GroundTruthKind kind : spec.ground_truths) {
+    t.truths_.push_back(search::make_ground_truth(kind, orin, sources));
   }
   return t;
 }
@@ -129,12 +124,15 @@ class SummaryBuilder {
 
 // What every configuration of one (ground truth, workload set) shares.
 struct Prepared {
+  Problem base;  // the workload set's problem (rates and budgets set per configuration)
   std::optional<search::SearchContext> context;
+  // The oracle's tables, read from the exact truth (never through the sweep's noisy Profiler).
   std::optional<search::CandidateTable> oracle_table;  // one stream
   std::optional<search::MeasuredSet> full;             // two streams: every grid mode
-  // Per strategy entry: the explored `als`, when the entry is one.
-  std::vector<std::unique_ptr<search::Als>> als;
-  std::vector<search::ProfilingCost> als_cost;
+  // Per strategy entry: the answer its exploration leaves when it answers every configuration
+  // of the set (Strategy::explore_reusable), and what that exploration cost.
+  std::vector<std::unique_ptr<search::ReusableAnswer>> reusable;
+  std::vector<search::ProfilingCost> reusable_cost;
 };
 
 // The oracle's choice for a problem, from the shared tables (what Oracle::solve answers, without
@@ -174,43 +172,33 @@ std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& trut
   SweepConfig c;
   c.truth = truth;
   c.workloads = set;
-  const Problem problem =
-      problem_of(spec, c, spec.arrivals.front().rates_per_s.front(), truths.catalog_idle_power_w());
   const search::GroundTruth& t = truths.at(truth);
   const std::uint64_t seed =
       models::RngStreams(spec.seed)
           .stream("sweep/set/" + std::to_string(truth) + "/" + std::to_string(set))
           .next();
   try {
+    p->base = search::problem_from(request_of(spec, set), t);
+    const Problem problem = problem_at(p->base, spec, c, spec.arrivals.front().rates_per_s.front());
     p->context.emplace(search::make_context(t, problem, seed));
   } catch (const InputError& e) {
-    throw InputError(spec.workloads[set].where, "workloads[" + std::to_string(set) + "]", e.what());
+    throw InputError(spec.workloads[set].where, "workloads[" + std::to_string(set) + "]",
+                     e.problem());
   }
+  const Problem problem = problem_at(p->base, spec, c, spec.arrivals.front().rates_per_s.front());
   if (problem.streams.size() == 1) {
     p->oracle_table.emplace(search::Oracle::table(problem, *p->context));
   } else {
-    p->full.emplace(search::MeasuredSet::for_problem(problem, *p->context));
-    search::Profiler everything(t, profiler_options(spec, seed));  // the oracle's full grid
-    for (std::size_t g = 0; g < p->context->grid.size(); ++g) {
-      p->full->measure(everything, p->context->grid, g);
-    }
+    p->full.emplace(search::Oracle::grid_set(problem, *p->context));
   }
   for (const StrategyEntry& e : spec.strategies) {
     std::unique_ptr<search::Strategy> s =
         search::strategy_registry().make(e.name, {.max_modes = e.max_modes, .seed = seed});
-    std::unique_ptr<search::Als> als;
-    search::ProfilingCost cost;
-    if (auto* a = dynamic_cast<search::Als*>(s.get())) {
-      s.release();
-      als.reset(a);
-      search::ProfilerOptions o = profiler_options(spec, seed);
-      o.max_modes = als->max_modes();
-      search::Profiler profiler(t, o);
-      als->explore(problem, profiler, *p->context);
-      cost = profiler.cost();
-    }
-    p->als.push_back(std::move(als));
-    p->als_cost.push_back(cost);
+    search::ProfilerOptions o = profiler_options(spec, seed);
+    o.max_modes = s->max_modes();
+    search::Profiler profiler(t, o);
+    p->reusable.push_back(s->explore_reusable(problem, profiler, *p->context));
+    p->reusable_cost.push_back(p->reusable.back() ? profiler.cost() : search::ProfilingCost{});
   }
   return p;
 }
@@ -221,9 +209,9 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
   const SweepConfig c = config_at(spec, index);
   const ArrivalCase& arrivals = spec.arrivals[c.arrival];
   const search::GroundTruth& truth = truths.at(c.truth);
-  const std::string set_key =
-      spec.ground_truths[c.truth] + "/" + spec.workloads[c.workloads].label();
-  std::string prefix = std::to_string(index) + "," + spec.ground_truths[c.truth] + "," +
+  const std::string truth_name = to_string(spec.ground_truths[c.truth]);
+  const std::string set_key = truth_name + "/" + spec.workloads[c.workloads].label();
+  std::string prefix = std::to_string(index) + "," + truth_name + "," +
                        spec.workloads[c.workloads].label() + "," + arrivals.label() + "," +
                        num(spec.latency_budgets_s[c.latency]) + "," +
                        num(spec.power_budgets_w[c.power]) + ",";
@@ -232,7 +220,7 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
   bool feasible = true;
   double oracle_total = 0;
   for (double rate : arrivals.rates_per_s) {
-    problems.push_back(problem_of(spec, c, rate, truths.catalog_idle_power_w()));
+    problems.push_back(problem_at(prep.base, spec, c, rate));
     oracles.push_back(oracle_of(prep, problems.back()));
     feasible = feasible && oracles.back().found;
     if (oracles.back().found) oracle_total += choice_value(problems.back(), oracles.back());
@@ -246,23 +234,25 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
     long switches = 0;
     std::optional<models::PowerMode> last;
     std::string mode_text, batch_text;
-    const bool reused = prep.als[si] != nullptr;
+    const bool reused = prep.reusable[si] != nullptr;
     for (std::size_t seg = 0; seg < problems.size(); ++seg) {
       const Problem& problem = problems[seg];
       Choice choice;
+      const std::uint64_t seed =
+          models::RngStreams(spec.seed)
+              .stream("sweep/config/" + std::to_string(index) + "/" + std::to_string(seg))
+              .next();
+      std::unique_ptr<search::Strategy> s =
+          reused
+              ? nullptr
+              : search::strategy_registry().make(e.name, {.max_modes = e.max_modes, .seed = seed});
       if (reused) {
-        choice = *prep.als[si]->answer(problem);
-      } else if (e.name == "oracle") {
+        choice = *prep.reusable[si]->answer(problem);
+      } else if (s->answers_from_truth()) {
         choice = oracles[seg];  // brute force on the truth, from the shared tables; not charged
       } else {
-        const std::uint64_t seed =
-            models::RngStreams(spec.seed)
-                .stream("sweep/config/" + std::to_string(index) + "/" + std::to_string(seg))
-                .next();
         search::SearchContext context = *prep.context;
         context.seed = seed;
-        std::unique_ptr<search::Strategy> s =
-            search::strategy_registry().make(e.name, {.max_modes = e.max_modes, .seed = seed});
         try {
           choice = search::run_strategy(*s, problem, context, profiler_options(spec, seed));
         } catch (const InputError&) {
@@ -291,13 +281,14 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
       }
     }
     if (reused) {
-      modes = prep.als_cost[si].modes;
+      modes = prep.reusable_cost[si].modes;
       tries = modes;
-      seconds = prep.als_cost[si].seconds;
+      seconds = prep.reusable_cost[si].seconds;
     }
     seconds += static_cast<double>(switches) * spec.settle_s;
     const double segs = static_cast<double>(problems.size());
-    const double ratio = feasible ? ratio_sum / segs : 0;
+    // A row that missed a budget in any segment scores 0, as a fixed row that missed does.
+    const double ratio = feasible && met ? ratio_sum / segs : 0;
     out += prefix + strategy_label(e) + "," + (found ? "1" : "0") + "," + (met ? "1" : "0") + "," +
            (feasible ? "1" : "0") + "," + num(value / segs) + "," + num(oracle_total / segs) + "," +
            num(ratio, "%.6f") + "," + mode_text + "," + batch_text + "," + std::to_string(modes) +
@@ -319,14 +310,15 @@ std::vector<std::string> strategy_order(const SweepSpec& spec) {
 
 }  // namespace
 
-std::string csv_header(const SweepSpec& spec) {
+std::string csv_header(const SweepSpec& spec, const std::string& version) {
   std::string strategies;
   for (const std::string& s : strategy_order(spec)) {
     if (!strategies.empty()) strategies += ' ';
     strategies += s;
   }
   return "# fulcrum sweep " + spec.name + ": " + std::to_string(spec.configurations()) +
-         " configurations; strategies: " + strategies + "\n" + kColumns + "\n";
+         " configurations; strategies: " + strategies + "; sweep file " + spec.digest +
+         "; fulcrum " + version + "\n" + kColumns + "\n";
 }
 
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
@@ -371,7 +363,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
     }
     return *prepared.front();
   };
-  csv << csv_header(spec);
+  csv << csv_header(spec, options.version);
   SummaryBuilder summary(strategy_order(spec));
   const std::size_t chunk = 1024;
   for (std::size_t from = begin; from < end; from += chunk) {
@@ -406,80 +398,159 @@ std::vector<std::string> split_csv(const std::string& line) {
 
 }  // namespace
 
-SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& csv) {
-  if (files.empty()) throw InputError("--merge: no shard files given");
-  std::string header;
+namespace {
+
+// What the first header line of a sweep CSV says.
+struct HeaderFacts {
   std::string name;
   std::size_t total = 0;
   std::vector<std::string> order;
+  std::string digest;
+  std::string version;
+};
+
+std::optional<HeaderFacts> read_header(const std::string& comment) {
+  const std::string prefix = "# fulcrum sweep ";
+  if (comment.rfind(prefix, 0) != 0) return std::nullopt;
+  HeaderFacts h;
+  const std::size_t colon = comment.find(": ", prefix.size());
+  const std::size_t st = comment.find("; strategies: ");
+  const std::size_t file = comment.find("; sweep file ");
+  const std::size_t version = comment.find("; fulcrum ");
+  if (colon == std::string::npos || st == std::string::npos || file == std::string::npos ||
+      version == std::string::npos || !(colon < st && st < file && file < version)) {
+    return std::nullopt;
+  }
+  h.name = comment.substr(prefix.size(), colon - prefix.size());
+  const std::string count = comment.substr(colon + 2, comment.find(' ', colon + 2) - colon - 2);
+  if (count.empty() || count.size() > 18 ||
+      !std::all_of(count.begin(), count.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    return std::nullopt;
+  }
+  h.total = static_cast<std::size_t>(std::stoull(count));
+  std::istringstream names(comment.substr(st + 14, file - st - 14));
+  for (std::string s; names >> s;) h.order.push_back(s);
+  h.digest = comment.substr(file + 13, version - file - 13);
+  h.version = comment.substr(version + 10);
+  return h;
+}
+
+// std::getline without a trailing '\r' (a CRLF file reads as an LF one).
+bool get_line(std::istream& in, std::string& line) {
+  if (!std::getline(in, line)) return false;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
+
+}  // namespace
+
+SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& csv,
+                         const std::string& version) {
+  if (files.empty()) throw InputError("--merge: no shard files given");
+  std::string header;
+  HeaderFacts first;
   // config index -> its rows' text, and their summary records.
   std::map<std::size_t, std::pair<std::string, std::vector<Row>>> configs;
+  // config index -> the shard file and line of its first row (for a missing-row error).
+  std::map<std::size_t, SourceLocation> first_row;
   for (const std::string& file : files) {
-    std::ifstream in(file);
+    std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(SourceLocation{file, 0, 0}, "", "cannot be read");
     std::string comment, columns;
-    std::getline(in, comment);
-    std::getline(in, columns);
-    const std::string this_header = comment + "\n" + columns + "\n";
-    const std::string prefix = "# fulcrum sweep ";
-    if (comment.rfind(prefix, 0) != 0 || columns != kColumns) {
+    get_line(in, comment);
+    get_line(in, columns);
+    const std::optional<HeaderFacts> facts = read_header(comment);
+    if (!facts || columns != kColumns) {
       throw InputError(SourceLocation{file, 1, 1}, "",
-                       "not a fulcrum sweep CSV (expected its two header lines)");
+                       "not a fulcrum sweep CSV of this version (expected its two header lines, "
+                       "the first naming the sweep file's digest and the build)");
     }
+    if (facts->version != version) {
+      throw InputError(SourceLocation{file, 1, 1}, "",
+                       "was written by fulcrum " + facts->version + ", not by this build (" +
+                           version + "): run its sweep again");
+    }
+    const std::string this_header = comment + "\n" + columns + "\n";
     if (header.empty()) {
       header = this_header;
-      const std::size_t colon = comment.find(": ", prefix.size());
-      name = comment.substr(prefix.size(), colon - prefix.size());
-      total = static_cast<std::size_t>(std::stoull(comment.substr(colon + 2)));
-      const std::size_t st = comment.find("strategies: ");
-      std::istringstream names(comment.substr(st + 12));
-      for (std::string s; names >> s;) order.push_back(s);
+      first = *facts;
+    } else if (facts->digest != first.digest) {
+      throw InputError(SourceLocation{file, 1, 1}, "",
+                       "is a shard of another sweep file (digest " + facts->digest + ", " +
+                           files[0] + " has " + first.digest + ")");
     } else if (this_header != header) {
       throw InputError(SourceLocation{file, 1, 1}, "",
                        "is a shard of another sweep (its header differs from " + files[0] + "'s)");
     }
+    const std::vector<std::string>& order = first.order;
     std::string line;
-    for (int line_no = 3; std::getline(in, line); ++line_no) {
+    for (int line_no = 3; get_line(in, line); ++line_no) {
+      const SourceLocation here{file, line_no, 1};
       const std::vector<std::string> f = split_csv(line);
       if (f.size() != 20) {
-        throw InputError(SourceLocation{file, line_no, 1}, "",
-                         "expected 20 columns, got " + std::to_string(f.size()));
+        throw InputError(here, "", "expected 20 columns, got " + std::to_string(f.size()));
       }
       std::size_t index = 0;
       try {
         index = static_cast<std::size_t>(std::stoull(f[0]));
       } catch (const std::exception&) {
-        throw InputError(SourceLocation{file, line_no, 1}, "", "bad configuration index");
+        throw InputError(here, "", "bad configuration index");
       }
-      if (index >= total) {
+      if (index >= first.total) {
         throw InputError(
-            SourceLocation{file, line_no, 1}, "",
-            "configuration " + f[0] + " is outside the sweep's " + std::to_string(total));
+            here, "",
+            "configuration " + f[0] + " is outside the sweep's " + std::to_string(first.total));
       }
       auto& entry = configs[index];
-      if (entry.second.size() >= order.size()) {
-        throw InputError(SourceLocation{file, line_no, 1}, "",
-                         "configuration " + f[0] + " appears in more than one shard");
+      if (entry.second.empty()) first_row[index] = here;
+      if (entry.second.size() >= order.size() || first_row[index].file != file) {
+        throw InputError(here, "", "configuration " + f[0] + " appears in more than one shard");
+      }
+      if (f[6] != order[entry.second.size()]) {
+        throw InputError(here, "",
+                         "configuration " + f[0] + ": expected the row of strategy '" +
+                             order[entry.second.size()] + "', got '" + f[6] + "'");
+      }
+      Row r;
+      try {
+        r = {f[6],
+             f[1] + "/" + f[2],
+             f[9] == "1",
+             f[8] == "1",
+             std::stod(f[12]),
+             std::stod(f[15]),
+             std::stod(f[17]),
+             std::stol(f[18]),
+             f[19] == "1"};
+      } catch (const std::exception&) {
+        throw InputError(here, "", "a number column does not hold a number");
       }
       entry.first += line + "\n";
-      entry.second.push_back({f[6], f[1] + "/" + f[2], f[9] == "1", f[8] == "1", std::stod(f[12]),
-                              std::stod(f[15]), std::stod(f[17]), std::stol(f[18]), f[19] == "1"});
+      entry.second.push_back(r);
     }
   }
-  if (configs.size() != total) {
+  for (const auto& [index, entry] : configs) {
+    if (entry.second.size() != first.order.size()) {
+      throw InputError(first_row[index], "",
+                       "configuration " + std::to_string(index) + " has " +
+                           std::to_string(entry.second.size()) + " of its " +
+                           std::to_string(first.order.size()) + " rows (one per strategy)");
+    }
+  }
+  if (configs.size() != first.total) {
     std::size_t missing = 0;
     while (configs.count(missing) != 0) ++missing;
     throw InputError("--merge: the shards hold " + std::to_string(configs.size()) + " of " +
-                     std::to_string(total) +
+                     std::to_string(first.total) +
                      " configurations (first missing: " + std::to_string(missing) + ")");
   }
   csv << header;
-  SummaryBuilder summary(order);
+  SummaryBuilder summary(first.order);
   for (const auto& [index, entry] : configs) {
     csv << entry.first;
     for (const Row& r : entry.second) summary.add(r);
   }
-  return summary.finish(name, total);
+  return summary.finish(first.name, first.total);
 }
 
 std::string format_summary(const SweepSummary& s) {

@@ -44,8 +44,9 @@ class SweepTruths {
 };
 
 struct SweepOptions {
-  unsigned threads = 0;   // 0 = every core
-  std::size_t shard = 1;  // 1-based
+  std::string version = "";  // the build's version, written in the CSV's header
+  unsigned threads = 0;      // 0 = every core
+  std::size_t shard = 1;     // 1-based
   std::size_t shards = 1;
   // Called from the calling thread after each chunk: configurations done, of the shard's total.
   std::function<void(std::size_t done, std::size_t total)> progress = {};
@@ -69,15 +70,19 @@ struct SweepSummary {
   std::vector<StrategySummary> strategies;
 };
 
-// The CSV's two header lines (a comment naming the sweep and its size, then the column names).
-std::string csv_header(const SweepSpec& spec);
+// The CSV's two header lines: a comment naming the sweep, its size, its strategies, the sweep
+// file's digest and the build's version, then the column names.
+std::string csv_header(const SweepSpec& spec, const std::string& version);
 
 SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
                        const SweepOptions& options, std::ostream& csv);
 
-// Joins shard CSVs of one sweep (any order) into `csv`: the same header in every file, each
-// configuration exactly once over all of them. InputError "file:line: problem" otherwise.
-SweepSummary merge_sweep(const std::vector<std::string>& shard_files, std::ostream& csv);
+// Joins shard CSVs of one sweep (any order; LF or CRLF line ends) into `csv`: the same header in
+// every file -- the same sweep file digest, written by this build's `version` --, each
+// configuration exactly once over all of them, with one row per strategy in the header's order.
+// InputError "file:line:col: problem" otherwise.
+SweepSummary merge_sweep(const std::vector<std::string>& shard_files, std::ostream& csv,
+                         const std::string& version);
 
 // The summary as a text table, one line per strategy.
 std::string format_summary(const SweepSummary& summary);

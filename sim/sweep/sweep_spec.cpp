@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "models/error.hpp"
 #include "sim/config/scenario_loader.hpp"
+#include "sim/config/search_reader.hpp"
 #include "sim/config/yaml_support.hpp"
 
 namespace fulcrum::sim::sweep {
@@ -65,6 +68,22 @@ std::string read_name(const YamlNode& n) {
   return s;
 }
 
+// The sweep's name, which names its output files: no folder separators, nothing hidden.
+std::string read_file_name_part(const YamlNode& n) {
+  const std::string s = read_name(n);
+  const bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '_' || ch == '-';
+  });
+  if (!plain || s.front() == '.') {
+    n.fail(
+        "must be letters, digits, '.', '_' and '-', not starting with '.' (it names "
+        "out/sweep-NAME.csv), got '" +
+        s + "'");
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string WorkloadSet::label() const {
@@ -105,19 +124,32 @@ SweepConfig config_at(const SweepSpec& spec, std::size_t index) {
   return c;
 }
 
-search::Problem problem_of(const SweepSpec& spec, const SweepConfig& config, double arrival_per_s,
-                           double catalog_idle_w) {
-  search::Problem p;
-  const WorkloadSet& w = spec.workloads.at(config.workloads);
-  p.training = w.training;
-  for (const std::string& s : w.inference) {
-    p.streams.push_back({s, arrival_per_s, spec.latency_budgets_s.at(config.latency), {}});
+search::ProblemRequest request_of(const SweepSpec& spec, std::size_t workload_set) {
+  search::ProblemRequest r;
+  const WorkloadSet& w = spec.workloads.at(workload_set);
+  const std::string key = "workloads[" + std::to_string(workload_set) + "]";
+  r.training = search::ProblemRequest::Training{w.training, 16, key + ".training", key};
+  for (std::size_t i = 0; i < w.inference.size(); ++i) {
+    search::ProblemRequest::Stream s;
+    s.workload = w.inference[i];
+    s.workload_key = key + ".inference[" + std::to_string(i) + "]";
+    r.streams.push_back(std::move(s));
+  }
+  r.power_kind = spec.power_kind;
+  r.objective = spec.objective;
+  r.idle_power_w = spec.idle_power_w;
+  r.grid = spec.grid;
+  return r;
+}
+
+search::Problem problem_at(const search::Problem& base, const SweepSpec& spec,
+                           const SweepConfig& config, double arrival_per_s) {
+  search::Problem p = base;
+  for (search::SearchStream& s : p.streams) {
+    s.arrival_per_s = arrival_per_s;
+    s.latency_budget_s = spec.latency_budgets_s.at(config.latency);
   }
   p.power_budget_w = spec.power_budgets_w.at(config.power);
-  p.power_kind = spec.power_kind;
-  p.objective = spec.objective;
-  p.idle_power_w = spec.idle_power_w.value_or(catalog_idle_w);
-  p.grid = spec.grid;
   return p;
 }
 
@@ -133,41 +165,22 @@ SweepSpec read_spec(const YamlNode& root, const std::vector<std::string>& known)
                    "power_budget_w", "strategies", "profiler"});
   const YamlNode version = root.required("version");
   if (version.as_int() != 1) version.fail("unsupported version (this Fulcrum reads version 1)");
-  s.name = read_name(root.required("name"));
+  s.name = read_file_name_part(root.required("name"));
   if (auto n = root.optional("seed")) {
     const std::optional<std::uint64_t> seed = seed_from_text(n->plain_scalar("a seed"));
     if (!seed) n->fail(bad_seed_problem(n->raw().Scalar()));
     s.seed = *seed;
   }
   if (auto n = root.optional("grid")) s.grid = read_name(*n);
-  if (auto n = root.optional("objective")) {
-    const std::string v = n->as_string();
-    if (v == "per-window") {
-      s.objective = search::Objective::per_window;
-    } else if (v == "per-second") {
-      s.objective = search::Objective::per_second;
-    } else {
-      n->fail("must be per-window or per-second, got '" + v + "'");
-    }
-  }
-  if (auto n = root.optional("power_constraint")) {
-    const std::string v = n->as_string();
-    if (v == "max-of-phases") {
-      s.power_kind = search::PowerConstraint::max_of_phases;
-    } else if (v == "time-weighted") {
-      s.power_kind = search::PowerConstraint::time_weighted;
-    } else {
-      n->fail("must be max-of-phases or time-weighted, got '" + v + "'");
-    }
-  }
+  if (auto n = root.optional("objective")) s.objective = read_objective(*n);
+  if (auto n = root.optional("power_constraint")) s.power_kind = read_power_constraint(*n);
   if (auto n = root.optional("idle_power_w")) s.idle_power_w = n->as_nonnegative_double();
   if (auto n = root.optional("ground_truth")) {
     s.ground_truths.clear();
     auto one = [&](const YamlNode& v) {
-      const std::string t = v.as_string();
-      if (t != "table" && t != "analytic") v.fail("must be table or analytic, got '" + t + "'");
+      const GroundTruthKind t = read_ground_truth(v);
       if (std::find(s.ground_truths.begin(), s.ground_truths.end(), t) != s.ground_truths.end()) {
-        v.fail("'" + t + "' is listed twice");
+        v.fail(std::string("'") + to_string(t) + "' is listed twice");
       }
       s.ground_truths.push_back(t);
     };
@@ -250,10 +263,7 @@ SweepSpec read_spec(const YamlNode& root, const std::vector<std::string>& known)
     p->allow_keys({"settle_s", "minibatches", "noise"});
     if (auto v = p->optional("settle_s")) s.settle_s = v->as_nonnegative_double();
     if (auto v = p->optional("minibatches")) s.minibatches = v->as_positive_int();
-    if (auto v = p->optional("noise")) {
-      s.noise = v->as_nonnegative_double();
-      if (s.noise >= 1) v->fail("must be < 1 (a relative standard deviation)");
-    }
+    if (auto v = p->optional("noise")) s.noise = read_profiler_noise(*v);
   }
   const double total =
       static_cast<double>(s.ground_truths.size()) * static_cast<double>(s.workloads.size()) *
@@ -267,15 +277,33 @@ SweepSpec read_spec(const YamlNode& root, const std::vector<std::string>& known)
 
 }  // namespace
 
+std::string text_digest(const std::string& bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a offset basis and prime (64-bit)
+  for (unsigned char ch : bytes) {
+    h ^= ch;
+    h *= 0x100000001b3ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& known) {
-  const YamlDoc doc = YamlDoc::load(path);
-  return read_spec(doc.root(), known);
+  const YamlDoc doc = YamlDoc::load(path);  // a regular file of at most kMaxYamlFileBytes
+  SweepSpec s = read_spec(doc.root(), known);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  s.digest = text_digest(bytes.str());
+  return s;
 }
 
 SweepSpec parse_sweep(const std::string& text, const std::string& display_name,
                       const std::vector<std::string>& known) {
   const YamlDoc doc = YamlDoc::parse(text, display_name);
-  return read_spec(doc.root(), known);
+  SweepSpec s = read_spec(doc.root(), known);
+  s.digest = text_digest(text);
+  return s;
 }
 
 }  // namespace fulcrum::sim::sweep

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "models/error.hpp"
+#include "sim/scenario/search_vocabulary.hpp"
 #include "sim/search/problem.hpp"
+#include "sim/search/problem_builder.hpp"
 
 namespace fulcrum::sim::sweep {
 
@@ -42,7 +44,12 @@ struct StrategyEntry {
 
 struct SweepSpec {
   std::string source;  // the file
+  // Names the output files (out/sweep-NAME.csv): letters, digits, '.', '_', '-', not starting
+  // with '.'.
   std::string name;
+  // 64-bit FNV-1a of the sweep file's bytes, as 16 hex digits: every CSV of the sweep carries it
+  // so that `--merge` refuses a shard of another sweep file.
+  std::string digest;
   std::uint64_t seed = 1;
   std::string grid = "pagoda-441";
   search::Objective objective = search::Objective::per_window;
@@ -50,7 +57,7 @@ struct SweepSpec {
   // Idle power for time-weighted power; absent: the device catalog's idle_w, as `fulcrum
   // optimize` charges (SweepTruths::catalog_idle_power_w()).
   std::optional<double> idle_power_w;
-  std::vector<std::string> ground_truths{"table"};  // "table", "analytic"
+  std::vector<GroundTruthKind> ground_truths{GroundTruthKind::table};
   std::vector<WorkloadSet> workloads;
   std::vector<ArrivalCase> arrivals;
   std::vector<double> latency_budgets_s;
@@ -65,6 +72,9 @@ struct SweepSpec {
   std::size_t configurations() const;
 };
 
+// 64-bit FNV-1a of `bytes` as 16 lower-case hex digits.
+std::string text_digest(const std::string& bytes);
+
 // One configuration; indices into the spec's lists. Order: ground truth slowest, then workload
 // set, arrival case, latency budget and power budget fastest.
 struct SweepConfig {
@@ -77,14 +87,20 @@ struct SweepConfig {
 };
 SweepConfig config_at(const SweepSpec& spec, std::size_t index);
 
-// The search problem of a configuration at one arrival rate (a segment of a dynamic case);
-// `catalog_idle_w` is its idle power where the spec sets none.
-search::Problem problem_of(const SweepSpec& spec, const SweepConfig& config, double arrival_per_s,
-                           double catalog_idle_w);
+// What a workload set of the spec asks of the search (search::problem_from() turns it into the
+// problem its ground truth answers): its workloads, the spec's objective, power constraint, idle
+// power and grid. Rates and budgets are set per configuration by problem_at().
+search::ProblemRequest request_of(const SweepSpec& spec, std::size_t workload_set);
+
+// The problem of a configuration at one arrival rate (a segment of a dynamic case), from the
+// problem of its workload set (problem_from(request_of(...))).
+search::Problem problem_at(const search::Problem& base, const SweepSpec& spec,
+                           const SweepConfig& config, double arrival_per_s);
 
 // Reads and checks a sweep file; every error is an InputError "file:line:col: key.path: problem".
 // `known_strategies` (sorted) are the names a strategy entry may use.
 SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& known_strategies);
+// `display_name` stands for the file in errors; the digest is of `text`.
 SweepSpec parse_sweep(const std::string& text, const std::string& display_name,
                       const std::vector<std::string>& known_strategies);
 

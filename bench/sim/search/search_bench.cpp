@@ -167,7 +167,7 @@ void BM_ObjectiveDisagreement(benchmark::State& state) {
           const double ti = m.value.time_ms / 1000.0;
           const SearchStream& st = p.streams[0];
           if (m.ok() && ti * st.arrival_per_s <= b &&
-              b / st.arrival_per_s + ti <= st.latency_budget_s) {
+              b / st.arrival_per_s + ti <= st.latency_bound_s()) {
             pick = b;
           }
         }

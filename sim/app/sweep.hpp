@@ -1,0 +1,59 @@
+// `fulcrum sweep` as functions: run a sweep file (or one shard of it) into a CSV, or merge shard
+// CSVs into the bytes the whole run writes (sim/sweep/sweep_runner.hpp). The CSV is published as
+// `run` publishes a file: its path checked before any work (check_output_file: absent or a
+// regular file, never an input), a lock beside it (FILE.lock: a second writer is refused), rows
+// staged in FILE.partial and renamed into place when complete; an interrupt (Interrupted) or a
+// failure leaves neither the .partial nor a new CSV.
+//
+//   SweepReport r = app::sweep({.sweep_file = "scenarios/sweeps/small.yaml", .threads = 2});
+//   std::cout << sweep::format_summary(r.summary) << "wrote " << r.csv.string() << "\n";
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config/data_dirs.hpp"
+#include "sim/sweep/sweep_runner.hpp"
+
+namespace fulcrum::sim::app {
+
+struct SweepRequest {
+  std::string sweep_file;
+  // The CSV; absent: out/sweep-NAME.csv, or out/sweep-NAME.shard-K-of-N.csv for a shard.
+  std::optional<std::filesystem::path> out = std::nullopt;
+  unsigned threads = 0;   // 0 = every core
+  std::size_t shard = 1;  // 1-based, of `shards`
+  std::size_t shards = 1;
+  // Holding measurements/; absent: $FULCRUM_REFERENCE_DIR (a relative one from the sweep file's
+  // folder) or the build's.
+  std::optional<std::string> reference_dir = std::nullopt;
+  std::string data_dir = default_data_dir();
+  // After each chunk of configurations (from the calling thread); may throw Interrupted.
+  std::function<void(const std::string& sweep_name, std::size_t done, std::size_t total)> progress =
+      {};
+};
+
+struct MergeRequest {
+  std::vector<std::string> shard_files;
+  std::filesystem::path out;
+};
+
+struct SweepReport {
+  sweep::SweepSummary summary;
+  std::filesystem::path csv;  // as published
+  std::size_t shard = 1;
+  std::size_t shards = 1;
+};
+
+// Bad input (the sweep file, the reference data, the output path) throws InputError before any
+// configuration runs.
+SweepReport sweep(const SweepRequest& request);
+// InputError for shards of another sweep file or build, a configuration missing or repeated, a
+// configuration short of a row (sweep::merge_sweep).
+SweepReport merge(const MergeRequest& request);
+
+}  // namespace fulcrum::sim::app
