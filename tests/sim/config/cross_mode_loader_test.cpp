@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <variant>
 
 #include "models/error.hpp"
 #include "models/perf/cross_mode_model.hpp"
@@ -91,6 +92,36 @@ TEST_CASE("perf_model analytic-modes: Orin AGX in any mode, a clear error elsewh
   CHECK_THROWS_WITH(sim::load_perf_model(sim::AnalyticModesPerfModel{}, FULCRUM_DATA_DIR, xavier),
                     Catch::Contains("device xavier-agx-32gb has no cross-mode calibration") &&
                         Catch::Contains("perf_model: analytic"));
+}
+
+TEST_CASE(
+    "a scenario naming no perf_model gets analytic-modes on Orin AGX and analytic elsewhere") {
+  const models::DeviceSpec& orin = catalog().get("orin-agx-64gb");
+  const sim::DefaultModel on_orin = sim::default_perf_model(FULCRUM_DATA_DIR, orin);
+  CHECK(on_orin.name == "analytic-modes");
+  CHECK(std::holds_alternative<sim::AnalyticModesPerfModel>(on_orin.choice));
+  CHECK_THAT(on_orin.reason, Catch::Contains("orin-agx-64gb-modes.yaml"));
+  CHECK(sim::load_perf_model(sim::DefaultPerfModel{}, FULCRUM_DATA_DIR, orin)->name() ==
+        "analytic-modes");
+
+  // Xavier AGX has neither a cross-mode calibration nor one of its own: analytic, extrapolated
+  // from the Orin coefficients, and the reason says so.
+  const models::DeviceSpec& xavier = catalog().get("xavier-agx-32gb");
+  const sim::DefaultModel on_xavier = sim::default_perf_model(FULCRUM_DATA_DIR, xavier);
+  CHECK(on_xavier.name == "analytic");
+  CHECK_THAT(on_xavier.reason, Catch::Contains("no calibration of its own"));
+  CHECK(sim::load_perf_model(sim::DefaultPerfModel{}, FULCRUM_DATA_DIR, xavier)->name() ==
+        "analytic");
+
+  // The default with the runtime's own pipeline is the GPU path alone, as analytic-modes is.
+  const auto& resnet18 = models::workload_catalog().get("resnet18");
+  const auto starved = mode(2, 268.8, 1300.5, 3199);
+  const auto named =
+      sim::load_perf_model(sim::AnalyticModesPerfModel{}, FULCRUM_DATA_DIR, orin, true);
+  const auto by_default =
+      sim::load_perf_model(sim::DefaultPerfModel{}, FULCRUM_DATA_DIR, orin, true);
+  CHECK(by_default->predict({orin, starved, resnet18, models::Phase::training, 16}).time_ms ==
+        named->predict({orin, starved, resnet18, models::Phase::training, 16}).time_ms);
 }
 
 TEST_CASE("with the runtime's own data pipeline, analytic-modes leaves the pipeline out") {
