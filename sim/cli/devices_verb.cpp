@@ -23,6 +23,7 @@
 #include "sim/cli/scenario_run.hpp"
 #include "sim/cli/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
+#include "sim/config/perf_model_loader.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
@@ -199,7 +200,12 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
   if (!names.empty()) {
-    print_device(catalog.get(only_operand(names, "devices", "expected at most one NAME")), out);
+    const models::DeviceSpec& d =
+        catalog.get(only_operand(names, "devices", "expected at most one NAME"));
+    print_device(d, out);
+    const DefaultModel m = default_perf_model(default_data_dir(), d);
+    out << "\n  perf model of a scenario that names none: " << m.name << "\n    why: " << m.reason
+        << "\n";
     return 0;
   }
   TextTable t({"device", "SoC", "CPU cores", "CPU max MHz", "GPU max MHz", "EMC max MHz",
