@@ -202,6 +202,35 @@ TEST_CASE("bad cross-mode calibration files fail with the key path") {
                     Catch::Contains("eff_compute") && Catch::Contains("> 0"));
 }
 
+TEST_CASE("the shipped graph coefficients give an unprofiled workload its zero-shot parameters") {
+  const models::DeviceSpec& orin = catalog().get("orin-agx-64gb");
+  const models::CrossModeCalibration cal = sim::load_cross_mode_calibration(shipped_path());
+  REQUIRE(cal.graph);
+  const models::CrossModeModel model(orin, cal);
+  // lenet5 has no fitted parameters: compute, memory, activity and kernels from its op-class
+  // shares through the graph coefficients; CPU work per sample from the training workloads'.
+  const auto [lenet, own] = model.parameters("lenet5", models::Phase::training);
+  CHECK_FALSE(own);
+  const models::CrossModeWorkload g = models::graph_parameters(
+      *cal.graph, models::op_class_shares(orin, models::workload_catalog().get("lenet5"),
+                                          models::Phase::training));
+  CHECK(lenet.eff_compute == g.eff_compute);
+  CHECK(lenet.eff_memory == g.eff_memory);
+  CHECK(lenet.kernel_scale == g.kernel_scale);
+  CHECK(lenet.preprocess_ms > 0);
+  // A calibrated workload keeps its own.
+  CHECK(model.parameters("resnet18", models::Phase::training).second);
+
+  CHECK_THROWS_WITH(
+      parse(edited("inv_compute: [", "inv_compute: [1, ")),
+      Catch::Contains("graph_coefficients.inv_compute") && Catch::Contains("expected 4 values"));
+  CHECK_THROWS_WITH(parse(edited("kernels: [", "kernels: [x")),
+                    Catch::Contains("graph_coefficients.kernels[0]"));
+  CHECK_THROWS_WITH(
+      parse(edited("activity: [-0.321198214", "activity: [90")),
+      Catch::Contains("graph_coefficients.activity[0]") && Catch::Contains("[-50, 50]"));
+}
+
 // The published sensitivities are Xavier AGX figures (reference/published-results.md,
 // training-anchors.csv); the cross-mode calibration exists for Orin AGX only, so the signs are
 // checked against the Orin measurements instead: for every training workload and each of online
