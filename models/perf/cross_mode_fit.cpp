@@ -477,7 +477,8 @@ CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>
 
 CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
                                const WorkloadKey& key, const std::vector<ModeRow>& rows,
-                               const WorkloadCatalog& catalog, const CrossModeFitOptions& options) {
+                               const WorkloadCatalog& catalog, const CrossModeFitOptions& options,
+                               const std::optional<CrossModeWorkload>& start) {
   for (const ModeRow& r : rows) {
     if (r.workload != key.first || r.phase != key.second) {
       throw InputError("fit_workload: a row of " + r.workload + " " + to_string(r.phase) +
@@ -491,6 +492,19 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
   // keeps the lowest cost (the first on ties: deterministic).
   CrossModeWorkload best;
   double best_cost = std::numeric_limits<double>::infinity();
+  // A given start (the zero-shot parameters) is tried first and kept unless a grid start does
+  // better.
+  if (start) {
+    std::vector<CrossModeWorkload> w{*start};
+    w.front().preprocess_ms = std::max(w.front().preprocess_ms, 1e-6);
+    problem.set_start(w);
+    auto [t, it, cost] =
+        levenberg_marquardt(problem, problem.encode(coefficients, w), coefficients, 200);
+    CrossModeDevice d = coefficients;
+    problem.decode(t, d, w);
+    best = w.front();
+    best_cost = cost;
+  }
   for (double eff_compute : {0.05, 0.3, 1.5}) {
     for (double eff_memory : {0.1, 0.5}) {
       std::vector<CrossModeWorkload> w{start_parameters(key.second)};
@@ -592,6 +606,202 @@ ModeErrors evaluate_cross_mode(const DeviceSpec& device, const CrossModeCalibrat
   return e;
 }
 
+GraphCoefficients fit_graph_coefficients(const DeviceSpec& device,
+                                         const CrossModeCalibration& calibration,
+                                         const std::vector<ModeRow>& rows,
+                                         const WorkloadCatalog& catalog, std::size_t per_workload) {
+  // The rows used: evenly spaced ones of each calibrated (workload, phase).
+  std::map<WorkloadKey, std::vector<std::size_t>> by_key;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const WorkloadKey key{rows[i].workload, rows[i].phase};
+    if (calibration.workloads.count(key) != 0) by_key[key].push_back(i);
+  }
+  if (by_key.empty()) throw InputError("fit_graph_coefficients: no row of a calibrated workload");
+  struct Point {
+    const ModeRow* row;
+    WorkFeatures features;
+    const OpClassShares* shares;
+    double preprocess_ms;
+  };
+  std::map<WorkloadKey, OpClassShares> shares;
+  std::vector<Point> points;
+  for (const auto& [key, idx] : by_key) {
+    const OpClassShares& s =
+        shares.emplace(key, op_class_shares(device, catalog.get(key.first), key.second))
+            .first->second;
+    const std::size_t n = std::min(per_workload, idx.size());
+    std::map<int, WorkFeatures> features;
+    for (std::size_t j = 0; j < n; ++j) {
+      const ModeRow& r = rows[idx[j * idx.size() / n]];
+      auto it = features.find(r.batch_size);
+      if (it == features.end()) {
+        it = features
+                 .emplace(r.batch_size,
+                          work_features(device, catalog.get(r.workload), r.phase, r.batch_size))
+                 .first;
+      }
+      points.push_back({&r, it->second, &s, calibration.workloads.at(key).preprocess_ms});
+    }
+  }
+  // Start: every class at the geometric mean of the calibrated parameters.
+  double lc = 0, lm = 0, la = 0, lk = 0;
+  for (const auto& [key, w] : calibration.workloads) {
+    lc += std::log(1 / w.eff_compute);
+    lm += std::log(1 / w.eff_memory);
+    la += std::log(w.gpu_activity);
+    lk += std::log(w.kernel_scale);
+  }
+  const double nw = static_cast<double>(calibration.workloads.size());
+  constexpr Eigen::Index kParams = 4 * static_cast<Eigen::Index>(kOpClasses);
+  Eigen::VectorXd start(kParams);
+  for (std::size_t c = 0; c < kOpClasses; ++c) {
+    start(static_cast<Eigen::Index>(c)) = lc / nw;
+    start(static_cast<Eigen::Index>(kOpClasses + c)) = lm / nw;
+    start(static_cast<Eigen::Index>(2 * kOpClasses + c)) = la / nw;
+    start(static_cast<Eigen::Index>(3 * kOpClasses + c)) = lk / nw;
+  }
+  const auto decode = [](const Eigen::VectorXd& t) {
+    GraphCoefficients g;
+    for (std::size_t c = 0; c < kOpClasses; ++c) {
+      g.inv_compute[c] = t(static_cast<Eigen::Index>(c));
+      g.inv_memory[c] = t(static_cast<Eigen::Index>(kOpClasses + c));
+      g.activity[c] = t(static_cast<Eigen::Index>(2 * kOpClasses + c));
+      g.kernels[c] = t(static_cast<Eigen::Index>(3 * kOpClasses + c));
+    }
+    return g;
+  };
+  const double prior = std::sqrt(0.3);
+  const CrossModeFitOptions options;
+  const auto residuals = [&](const Eigen::VectorXd& t) {
+    const GraphCoefficients g = decode(t);
+    Eigen::VectorXd r(static_cast<Eigen::Index>(2 * points.size()) + kParams);
+    std::map<const OpClassShares*, CrossModeWorkload> params;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const Point& p = points[i];
+      auto it = params.find(p.shares);
+      if (it == params.end()) it = params.emplace(p.shares, graph_parameters(g, *p.shares)).first;
+      CrossModeWorkload w = it->second;
+      w.preprocess_ms = p.preprocess_ms;
+      const CrossModeEstimate e = cross_mode_estimate(device, calibration.device, w, p.row->phase,
+                                                      p.features, p.row->mode, p.row->batch_size);
+      const auto k = static_cast<Eigen::Index>(2 * i);
+      r(k) = huber_residual(std::log(e.time_s / p.row->time_s), options.huber);
+      r(k + 1) = huber_residual((e.power_w - p.row->power_w) / p.row->power_w, options.huber);
+    }
+    const auto base = static_cast<Eigen::Index>(2 * points.size());
+    for (Eigen::Index j = 0; j < kParams; ++j) r(base + j) = prior * (t(j) - start(j));
+    return r;
+  };
+  Eigen::VectorXd t = start;
+  Eigen::VectorXd r = residuals(t);
+  double cost = 0.5 * r.squaredNorm();
+  double lambda = 1e-3;
+  for (int it = 0; it < 100; ++it) {
+    Eigen::MatrixXd jac(r.size(), kParams);
+    for (Eigen::Index j = 0; j < kParams; ++j) {
+      Eigen::VectorXd tj = t;
+      tj(j) += 1e-5;
+      jac.col(j) = (residuals(tj) - r) / 1e-5;
+    }
+    const Eigen::MatrixXd a = jac.transpose() * jac;
+    const Eigen::VectorXd g = jac.transpose() * r;
+    bool accepted = false;
+    for (int tries = 0; tries < 12 && !accepted; ++tries) {
+      Eigen::MatrixXd m = a;
+      for (Eigen::Index i = 0; i < kParams; ++i) m(i, i) += lambda * std::max(a(i, i), 1e-6);
+      Eigen::VectorXd step = m.ldlt().solve(-g);
+      const double largest = step.cwiseAbs().maxCoeff();
+      if (largest > 2) step *= 2 / largest;
+      const Eigen::VectorXd t_new = t + step;
+      const Eigen::VectorXd r_new = residuals(t_new);
+      const double c_new = 0.5 * r_new.squaredNorm();
+      if (std::isfinite(c_new) && c_new < cost) {
+        const bool small = cost - c_new < 1e-9 * cost;
+        t = t_new;
+        r = r_new;
+        cost = c_new;
+        lambda = std::max(lambda / 3, 1e-10);
+        accepted = true;
+        if (small) it = 100;
+      } else {
+        lambda *= 4;
+      }
+    }
+    if (!accepted) break;
+  }
+  return decode(t);
+}
+
+std::vector<ZeroShotResult> zero_shot_leave_one_out(const DeviceSpec& device,
+                                                    const std::vector<ModeRow>& rows,
+                                                    const WorkloadCatalog& catalog,
+                                                    double device_modes, std::uint64_t seed,
+                                                    const std::string& only,
+                                                    const std::vector<int>& few_shot_k, int draws) {
+  std::vector<std::size_t> device_side;
+  if (device_modes < 1.0) {
+    device_side = split_modes(rows, 1.0 - device_modes, seed).first;
+  } else {
+    for (std::size_t i = 0; i < rows.size(); ++i) device_side.push_back(i);
+  }
+  std::set<std::string> names;
+  for (const ModeRow& r : rows) names.insert(r.workload);
+  std::vector<ZeroShotResult> out;
+  for (const std::string& left_out : names) {
+    if (!only.empty() && left_out != only) continue;
+    std::vector<ModeRow> fit_rows, predicted;
+    for (std::size_t i : device_side) {
+      if (rows[i].workload != left_out) fit_rows.push_back(rows[i]);
+    }
+    for (const ModeRow& r : rows) {
+      if (r.workload == left_out) predicted.push_back(r);
+    }
+    CrossModeFit fit = fit_cross_mode(device, fit_rows, catalog);
+    fit.calibration.graph = fit_graph_coefficients(device, fit.calibration, fit_rows, catalog);
+    std::set<Phase> phases;
+    for (const ModeRow& r : predicted) phases.insert(r.phase);
+    for (Phase phase : phases) {
+      std::vector<ModeRow> of_phase;
+      for (const ModeRow& r : predicted) {
+        if (r.phase == phase) of_phase.push_back(r);
+      }
+      ZeroShotResult result{
+          {left_out, phase}, evaluate_cross_mode(device, fit.calibration, of_phase, catalog), {}};
+      const CrossModeModel zero(device, fit.calibration, catalog);
+      const WorkloadKey key{left_out, phase};
+      const CrossModeWorkload start = zero.parameters(left_out, phase).first;
+      for (int k : few_shot_k) {
+        std::vector<double> time_pct, power_pct;
+        for (int draw = 1; draw <= draws; ++draw) {
+          const auto profiled =
+              sample_rows(of_phase, static_cast<std::size_t>(k), static_cast<std::uint64_t>(draw),
+                          [](const ModeRow&) { return true; });
+          CrossModeCalibration cal = fit.calibration;
+          cal.workloads[key] =
+              fit_workload(device, cal.device, key, select(of_phase, profiled), catalog, {}, start);
+          std::vector<ModeRow> rest;
+          for (std::size_t i = 0; i < of_phase.size(); ++i) {
+            if (!std::binary_search(profiled.begin(), profiled.end(), i)) {
+              rest.push_back(of_phase[i]);
+            }
+          }
+          const ErrorStats e = evaluate_cross_mode(device, cal, rest, catalog).all;
+          time_pct.push_back(e.time_mape_pct);
+          power_pct.push_back(e.power_mape_pct);
+        }
+        const auto median = [](std::vector<double> v) {
+          std::sort(v.begin(), v.end());
+          const std::size_t n = v.size();
+          return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        };
+        result.few_shot.push_back({k, median(time_pct), median(power_pct)});
+      }
+      out.push_back(std::move(result));
+    }
+  }
+  return out;
+}
+
 std::string cross_mode_yaml(const CrossModeCalibration& calibration,
                             const std::vector<std::string>& header) {
   std::ostringstream o;
@@ -610,6 +820,18 @@ std::string cross_mode_yaml(const CrossModeCalibration& calibration,
       << ", eff_compute: " << fmt(w.eff_compute) << ", eff_memory: " << fmt(w.eff_memory)
       << ", gpu_activity: " << fmt(w.gpu_activity) << ", kernel_scale: " << fmt(w.kernel_scale)
       << ", preprocess_ms: " << fmt(w.preprocess_ms) << "}\n";
+  }
+  if (calibration.graph) {
+    o << "graph_coefficients:  # log per op class: dense_conv, grouped_conv, gemm, other\n";
+    const auto list = [&](const char* key, const std::array<double, kOpClasses>& v) {
+      o << "  " << key << ": [";
+      for (std::size_t c = 0; c < kOpClasses; ++c) o << (c ? ", " : "") << fmt(v[c]);
+      o << "]\n";
+    };
+    list("inv_compute", calibration.graph->inv_compute);
+    list("inv_memory", calibration.graph->inv_memory);
+    list("activity", calibration.graph->activity);
+    list("kernels", calibration.graph->kernels);
   }
   return o.str();
 }

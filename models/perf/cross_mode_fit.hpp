@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,11 +77,14 @@ CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>
                             const CrossModeDevice& start = {});
 
 // The new-workload path: only (workload, phase)'s parameters, from its profiled rows, with the
-// device's coefficients fixed. Every row must be of that workload and phase.
+// device's coefficients fixed. Every row must be of that workload and phase. The fit runs from a
+// small grid of starts and from `start` when given (few-shot: the zero-shot parameters) and keeps
+// the lowest cost (`start` on ties).
 CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
                                const WorkloadKey& key, const std::vector<ModeRow>& rows,
                                const WorkloadCatalog& catalog,
-                               const CrossModeFitOptions& options = {});
+                               const CrossModeFitOptions& options = {},
+                               const std::optional<CrossModeWorkload>& start = std::nullopt);
 
 // Mean absolute percentage errors of a group of rows.
 struct ErrorStats {
@@ -108,6 +112,41 @@ struct ModeErrors {
 
 ModeErrors evaluate_cross_mode(const DeviceSpec& device, const CrossModeCalibration& calibration,
                                const std::vector<ModeRow>& rows, const WorkloadCatalog& catalog);
+
+// The device's per-op-class coefficients (GraphCoefficients) fitted to the rows of the calibrated
+// workloads, every workload's parameters then following from its layer graph alone
+// (graph_parameters) and its own preprocess_ms kept: Levenberg-Marquardt on the same residuals
+// and Huber loss as fit_cross_mode, at most `per_workload` rows of each (workload, phase) (evenly
+// spaced, so each weighs alike), a weak prior (weight 0.3) holding every log coefficient near the
+// geometric mean of the calibrated parameters (a class no workload has stays there). Deterministic.
+GraphCoefficients fit_graph_coefficients(const DeviceSpec& device,
+                                         const CrossModeCalibration& calibration,
+                                         const std::vector<ModeRow>& rows,
+                                         const WorkloadCatalog& catalog,
+                                         std::size_t per_workload = 300);
+
+// Zero-shot, leave one workload out: for each workload W of `rows` (by name, both phases), the
+// device's coefficients and the other workloads' parameters are fitted without any row of W
+// (on the other workloads' rows of a seeded share `device_modes` of the modes; 1: all), then the
+// graph coefficients (fit_graph_coefficients) on the same rows, and every row of W is predicted
+// from W's layer graph alone (zero_shot_parameters). Few-shot, for each k of `few_shot_k`: k rows
+// of W drawn at random (draws 1..`draws`, seeded) refine W's parameters from the zero-shot start
+// (fit_workload, the device fixed), MAPE on W's other rows, median over the draws. One entry per
+// (W, phase), in the order of the keys; its errors have per-region groups.
+struct FewShotPoint {
+  int k = 0;                 // profiled rows of W
+  double time_mape_pct = 0;  // median over the draws, on W's other rows
+  double power_mape_pct = 0;
+};
+struct ZeroShotResult {
+  WorkloadKey key;
+  ModeErrors errors;
+  std::vector<FewShotPoint> few_shot;  // for each k of `few_shot_k`
+};
+std::vector<ZeroShotResult> zero_shot_leave_one_out(
+    const DeviceSpec& device, const std::vector<ModeRow>& rows, const WorkloadCatalog& catalog,
+    double device_modes = 1.0, std::uint64_t seed = 1, const std::string& only = "",
+    const std::vector<int>& few_shot_k = {}, int draws = 10);
 
 // Error statistics of given predictions (for other models evaluated on the same rows).
 ErrorStats error_stats(const std::vector<double>& time_error_pct,

@@ -1,7 +1,11 @@
 #include "models/perf/cross_mode_model.hpp"
 
+#include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
+#include <vector>
 
 #include "models/error.hpp"
 #include "models/perf/analytic_model.hpp"
@@ -29,7 +33,143 @@ double cuda_cores_on(const DeviceSpec& device, const PowerMode& mode) {
          device.gpu_tpcs;
 }
 
+// --- Zero-shot parameters from the layer graph ---
+
+enum OpClass : std::size_t { dense_conv, grouped_conv, gemm, other };
+
+OpClass op_class(const LayerWork& l) {
+  switch (l.kind) {
+    case OpKind::conv:
+      return l.grouped ? grouped_conv : dense_conv;
+    case OpKind::linear:
+    case OpKind::matmul:
+    case OpKind::lstm:
+    case OpKind::embedding:
+      return gemm;
+    default:
+      return other;
+  }
+}
+
+constexpr int kZeroShotBatch = 16;
+constexpr std::size_t op_classes = kOpClasses;
+
+// Where a workload sits among others, from its layer graph: FLOP and byte shares per op class,
+// arithmetic intensity and work per kernel (log10, each scaled to a comparable range).
+struct GraphSignature {
+  std::array<double, 2 * op_classes + 2> x{};
+};
+
+constexpr double kSimilarityWidth = 0.35;
+constexpr double kInputWidth = 0.5;  // decades of input bytes per sample
+
+GraphSignature graph_signature(const DeviceSpec& device, const Workload& workload, Phase phase) {
+  const OpClassShares c = op_class_shares(device, workload, phase);
+  GraphSignature g;
+  for (std::size_t i = 0; i < op_classes; ++i) {
+    g.x[i] = c.flops[i];
+    g.x[op_classes + i] = c.bytes[i];
+  }
+  double f = 0, b = 0, k = 0;
+  for (const LayerWork& l : workload.layer_work(phase, kZeroShotBatch)) {
+    f += l.flops;
+    b += dram_bytes(device, l);
+    k += l.kernels;
+  }
+  g.x[2 * op_classes] = std::log10(std::max(f, 1.0) / std::max(b, 1.0)) / 2;
+  g.x[2 * op_classes + 1] = std::log10(std::max(f, 1.0) / std::max(k, 1.0)) / 4;
+  return g;
+}
+
+double distance2(const GraphSignature& a, const GraphSignature& b) {
+  double d = 0;
+  for (std::size_t i = 0; i < a.x.size(); ++i) d += (a.x[i] - b.x[i]) * (a.x[i] - b.x[i]);
+  return d;
+}
+
 }  // namespace
+
+OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload, Phase phase) {
+  OpClassShares s;
+  double f = 0, b = 0, k = 0;
+  for (const LayerWork& l : workload.layer_work(phase, kZeroShotBatch)) {
+    const OpClass c = op_class(l);
+    const double bytes = dram_bytes(device, l);
+    s.flops[c] += l.flops;
+    s.bytes[c] += bytes;
+    s.kernels[c] += l.kernels;
+    f += l.flops;
+    b += bytes;
+    k += l.kernels;
+  }
+  for (std::size_t c = 0; c < kOpClasses; ++c) {
+    s.flops[c] = f > 0 ? s.flops[c] / f : 0;
+    s.bytes[c] = b > 0 ? s.bytes[c] / b : 0;
+    s.kernels[c] = k > 0 ? s.kernels[c] / k : 0;
+  }
+  return s;
+}
+
+CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShares& s) {
+  double inv_c = 0, inv_m = 0, a = 0, k = 0;
+  for (std::size_t c = 0; c < kOpClasses; ++c) {
+    inv_c += s.flops[c] * std::exp(g.inv_compute[c]);
+    inv_m += s.bytes[c] * std::exp(g.inv_memory[c]);
+    a += s.flops[c] * std::exp(g.activity[c]);
+    k += s.kernels[c] * std::exp(g.kernels[c]);
+  }
+  CrossModeWorkload w;
+  w.eff_compute = inv_c > 0 ? 1 / inv_c : 1;
+  w.eff_memory = inv_m > 0 ? 1 / inv_m : 1;
+  w.gpu_activity = a > 0 ? a : 1;
+  w.kernel_scale = k > 0 ? k : 1;
+  w.preprocess_ms = 0;
+  return w;
+}
+
+CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
+                                       const CrossModeCalibration& calibration,
+                                       const Workload& workload, Phase phase,
+                                       const WorkloadCatalog& catalog) {
+  const GraphSignature target = graph_signature(device, workload, phase);
+  double total = 0, same_total = 0;
+  double log_c = 0, log_m = 0, log_a = 0, log_k = 0, pre = 0;
+  for (const auto& [key, w] : calibration.workloads) {
+    if (key.first == workload.name() && key.second == phase) continue;
+    const GraphSignature s = graph_signature(device, catalog.get(key.first), key.second);
+    const double weight =
+        std::exp(-0.5 * distance2(target, s) / (kSimilarityWidth * kSimilarityWidth));
+    total += weight;
+    log_c += weight * std::log(w.eff_compute);
+    log_m += weight * std::log(w.eff_memory);
+    log_a += weight * std::log(w.gpu_activity);
+    log_k += weight * std::log(w.kernel_scale);
+    if (key.second == phase) {
+      // CPU work per sample in proportion to the input's size, taken from the workloads with
+      // inputs of about the same size (decades apart weigh little: images against tokens).
+      const Workload& other = catalog.get(key.first);
+      const double ratio = workload.input_bytes_per_sample() / other.input_bytes_per_sample();
+      const double near = std::exp(-0.5 * std::pow(std::log10(ratio) / kInputWidth, 2));
+      same_total += near;
+      pre += near * w.preprocess_ms * ratio;
+    }
+  }
+  if (!(total > 0) || !(same_total > 0)) {
+    throw InputError(std::string("the cross-mode calibration has no other ") + to_string(phase) +
+                     " workload to derive " + workload.name() + "'s parameters from");
+  }
+  CrossModeWorkload z;
+  if (calibration.graph) {
+    z = graph_parameters(*calibration.graph, op_class_shares(device, workload, phase));
+  } else {
+    z.eff_compute = std::exp(log_c / total);
+    z.eff_memory = std::exp(log_m / total);
+    z.gpu_activity = std::exp(log_a / total);
+    z.kernel_scale = std::exp(log_k / total);
+  }
+  z.preprocess_ms = pre / same_total;
+  return z;
+}
 
 double cross_mode_voltage(double f, const std::vector<double>& table, double v_min_ratio,
                           double curve) {
@@ -170,29 +310,17 @@ std::pair<CrossModeWorkload, bool> CrossModeModel::parameters(const std::string&
   if (auto it = cal_.workloads.find({name, phase}); it != cal_.workloads.end()) {
     return {it->second, true};
   }
-  // Geometric mean of the phase's calibrated workloads: a neutral guess, marked extrapolated.
-  CrossModeWorkload g;
-  int n = 0;
-  double log_c = 0, log_m = 0, log_a = 0, log_p = 0, log_k = 0;
-  for (const auto& [key, w] : cal_.workloads) {
-    if (key.second != phase) continue;
-    log_c += std::log(w.eff_compute);
-    log_m += std::log(w.eff_memory);
-    log_a += std::log(w.gpu_activity);
-    log_k += std::log(w.kernel_scale);
-    log_p += std::log(std::max(w.preprocess_ms, 1e-6));
-    ++n;
+  const std::lock_guard<std::mutex> lock(zero_shot_->mutex);
+  auto [it, added] = zero_shot_->parameters.try_emplace({name, phase});
+  if (added) {
+    try {
+      it->second = zero_shot_parameters(device_, cal_, catalog_->get(name), phase, *catalog_);
+    } catch (...) {
+      zero_shot_->parameters.erase(it);
+      throw;
+    }
   }
-  if (n == 0) {
-    throw InputError(std::string("the cross-mode calibration has no ") + to_string(phase) +
-                     " workload to take default parameters from");
-  }
-  g.eff_compute = std::exp(log_c / n);
-  g.eff_memory = std::exp(log_m / n);
-  g.gpu_activity = std::exp(log_a / n);
-  g.kernel_scale = std::exp(log_k / n);
-  g.preprocess_ms = std::exp(log_p / n);
-  return {g, false};
+  return {it->second, false};
 }
 
 CrossModeEstimate CrossModeModel::predict(const std::string& workload, Phase phase,

@@ -11,7 +11,12 @@
 //   CrossModeEstimate e = model.predict("resnet18", Phase::training, mode, 16);  // e.time_s
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,9 +111,24 @@ struct CrossModeEstimate {
 // Key of a workload's parameters: catalog name and phase.
 using WorkloadKey = std::pair<std::string, Phase>;
 
+// Per-op-class coefficients of the device (log values) that give a workload's parameters from its
+// layer graph (zero_shot_parameters). Classes: dense convolution, grouped/depthwise convolution,
+// matrix products (linear, matmul, LSTM, embedding), the rest (element-wise, normalisation,
+// pooling, ...).
+constexpr std::size_t kOpClasses = 4;
+struct GraphCoefficients {
+  std::array<double, kOpClasses> inv_compute{};  // log of 1/eff_compute per FLOP of the class
+  std::array<double, kOpClasses> inv_memory{};   // log of 1/eff_memory per byte of the class
+  std::array<double, kOpClasses> activity{};     // log of gpu_activity per FLOP of the class
+  std::array<double, kOpClasses> kernels{};      // log of kernel_scale per kernel of the class
+};
+
 struct CrossModeCalibration {
   CrossModeDevice device;
   std::map<WorkloadKey, CrossModeWorkload> workloads;
+  // Fitted by fit_graph_coefficients; without them zero-shot parameters come from the most
+  // similar calibrated workloads.
+  std::optional<GraphCoefficients> graph;
 };
 
 // The model's equations on precomputed features; used by the model and the fit.
@@ -120,6 +140,33 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
 RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
                           const PowerMode& mode);
 
+// The shares of a workload's FLOPs, DRAM bytes and kernels (batch 16) in each op class.
+struct OpClassShares {
+  std::array<double, kOpClasses> flops{}, bytes{}, kernels{};
+};
+OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload, Phase phase);
+
+// A workload's parameters from graph coefficients and its shares (preprocess_ms left 0):
+//   1 / eff_compute = sum_c flops_c exp(inv_compute_c), 1 / eff_memory = sum_c bytes_c
+//   exp(inv_memory_c), gpu_activity = sum_c flops_c exp(activity_c), kernel_scale = sum_c
+//   kernels_c exp(kernels_c).
+CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShares& s);
+
+// Zero-shot parameters of a workload nobody profiled, from its own layer graph through the
+// device's coefficients. With graph coefficients (fit_graph_coefficients): graph_parameters of
+// the workload's op-class shares. Without: the geometric mean of the calibrated workloads'
+// parameters weighted by how alike their graphs are (op-class shares of FLOPs and bytes,
+// arithmetic intensity and work per kernel; Gaussian weight). CPU work per sample
+// (preprocess_ms), which the graph does not describe: the same phase's calibrated workloads'
+// figures scaled in proportion to the input's bytes per sample, weighted by how near their input
+// sizes are (a Gaussian in decades, width 0.5: images and token sequences apart). The workload's
+// own entry, if the calibration has one, is ignored (leave-one-out evaluation). InputError when
+// the calibration has no other workload of the phase.
+CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
+                                       const CrossModeCalibration& calibration,
+                                       const Workload& workload, Phase phase,
+                                       const WorkloadCatalog& catalog);
+
 // The public API, and the simulator's `analytic-modes` perf model.
 class CrossModeModel : public PerfModel {
  public:
@@ -128,8 +175,8 @@ class CrossModeModel : public PerfModel {
                  const WorkloadCatalog& catalog = workload_catalog());
 
   std::string name() const override { return "analytic-modes"; }
-  // Workloads without parameters use the geometric mean of the calibrated ones of that phase
-  // and are marked extrapolated; calibrated ones are `modelled`.
+  // Workloads without parameters get zero_shot_parameters from their layer graph and are marked
+  // extrapolated; calibrated ones are `modelled`.
   Prediction predict(const PerfQuery& q) const override;
   RailPower idle_power(const DeviceSpec& device, const PowerMode& mode) const override;
 
@@ -137,7 +184,7 @@ class CrossModeModel : public PerfModel {
   CrossModeEstimate predict(const std::string& workload, Phase phase, const PowerMode& mode,
                             int batch_size) const;
 
-  // Parameters used for a workload: its own, else the phase's default (and false).
+  // Parameters used for a workload: its own, else zero-shot from its layer graph (and false).
   std::pair<CrossModeWorkload, bool> parameters(const std::string& workload, Phase phase) const;
 
   // Whether predict(PerfQuery) includes the measured data pipeline (4 workers) in training time
@@ -146,13 +193,19 @@ class CrossModeModel : public PerfModel {
   void set_pipeline_in_time(bool in_time) { pipeline_in_time_ = in_time; }
 
   const CrossModeCalibration& calibration() const { return cal_; }
-  CrossModeCalibration& calibration() { return cal_; }
 
  private:
   DeviceSpec device_;
   CrossModeCalibration cal_;
   const WorkloadCatalog* catalog_;
   bool pipeline_in_time_ = true;
+  // Zero-shot parameters, derived once per (workload, phase) on first use (the layer graphs of
+  // every calibrated workload are read for each); shared by copies, guarded for threads.
+  struct ZeroShotCache {
+    std::mutex mutex;
+    std::map<WorkloadKey, CrossModeWorkload> parameters;
+  };
+  std::shared_ptr<ZeroShotCache> zero_shot_ = std::make_shared<ZeroShotCache>();
 };
 
 // V(f)/V(f_max): v_min_ratio at the table's lowest clock, 1 at its highest,

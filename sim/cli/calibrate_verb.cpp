@@ -224,6 +224,30 @@ int calibrate_modes(const po::variables_map& vm, const models::DeviceSpec& devic
     }
     return 0;
   }
+  if (vm.count("zero-shot")) {
+    const double share = vm["zero-shot"].as<double>();
+    if (!(share > 0 && share <= 1)) {
+      throw InputError(std::nullopt, "fulcrum calibrate", "--zero-shot must be in (0, 1]");
+    }
+    const std::string only =
+        vm.count("workload")
+            ? std::string(models::canonical_workload_name(vm["workload"].as<std::string>()))
+            : std::string();
+    out << "zero-shot, leave one workload out (device fitted on " << fixed(share * 100, 0)
+        << "% of the modes of the other workloads, seed " << seed << ")\n";
+    for (const auto& r : models::zero_shot_leave_one_out(device, all, catalog, share, seed, only,
+                                                         {10, 20, 50}, 10)) {
+      out << models::to_table(r.errors, r.key.first + " " + models::to_string(r.key.second) +
+                                            " from its layer graph alone:");
+      out << "  few-shot (k profiled rows refine the zero-shot start; median of 10 draws):";
+      for (const auto& p : r.few_shot) {
+        out << "  k=" << p.k << " " << fixed(p.time_mape_pct, 2) << "% / "
+            << fixed(p.power_mape_pct, 2) << "%";
+      }
+      out << "\n";
+    }
+    return 0;
+  }
   if (vm.count("holdout")) {
     const double holdout = vm["holdout"].as<double>();
     const auto [fit_idx, rest_idx] = models::split_modes(all, holdout, seed);
@@ -237,7 +261,8 @@ int calibrate_modes(const po::variables_map& vm, const models::DeviceSpec& devic
     out << protocol_table(device, fit.calibration, rest, seed);
     return 0;
   }
-  const models::CrossModeFit fit = models::fit_cross_mode(device, all, catalog);
+  models::CrossModeFit fit = models::fit_cross_mode(device, all, catalog);
+  fit.calibration.graph = models::fit_graph_coefficients(device, fit.calibration, all, catalog);
   if (!quiet) {
     out << "fitted on all " << all.size() << " rows, " << fit.iterations
         << " iterations (in-sample errors; --holdout gives held-out ones)\n";
@@ -275,6 +300,9 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
       "with --modes: fit on a random share of the modes, report "
       "MAPE on this held-out share per workload, phase and region")(
       "seed", po::value<std::string>(), "seed of the random split and samples (default 1)")(
+      "zero-shot", po::value<double>(),
+      "with --modes: leave each workload out (or only --workload), fit the device on this share "
+      "of the other workloads' modes, predict every row of it from its layer graph alone")(
       "fit", po::value<std::string>(),
       "with --modes: profile CSV of a new workload; fits only "
       "its parameters (the device from the other workloads)")(

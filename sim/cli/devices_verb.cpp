@@ -25,6 +25,7 @@
 #include "sim/config/data_dirs.hpp"
 #include "sim/report/catalog_json.hpp"
 #include "sim/report/output_path.hpp"
+#include "sim/config/perf_model_loader.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
@@ -218,7 +219,12 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
     return 0;
   }
   if (!names.empty()) {
-    print_device(catalog.get(only_operand(names, "devices", "expected at most one NAME")), out);
+    const models::DeviceSpec& d =
+        catalog.get(only_operand(names, "devices", "expected at most one NAME"));
+    print_device(d, out);
+    const DefaultModel m = default_perf_model(default_data_dir(), d);
+    out << "\n  perf model of a scenario that names none: " << m.name << "\n    why: " << m.reason
+        << "\n";
     return 0;
   }
   TextTable t({"device", "SoC", "CPU cores", "CPU max MHz", "GPU max MHz", "EMC max MHz",

@@ -1,5 +1,7 @@
 #include "sim/config/cross_mode_loader.hpp"
 
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -20,7 +22,8 @@ double read_positive(const YamlNode& n) {
 
 models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) {
   root.expect_map();
-  root.allow_keys({"version", "model", "device", "coefficients", "workloads"});
+  root.allow_keys(
+      {"version", "model", "device", "coefficients", "workloads", "graph_coefficients"});
   const YamlNode version = root.required("version");
   if (version.as_int() != 1) version.fail("unsupported version (expected 1)");
   const YamlNode model = root.required("model");
@@ -74,6 +77,31 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
     const models::WorkloadKey key{
         name, phase == "training" ? models::Phase::training : models::Phase::inference};
     if (!c.workloads.emplace(key, p).second) w.fail("workload and phase given twice");
+  }
+  // Optional: per-op-class log coefficients (dense_conv, grouped_conv, gemm, other) of the
+  // zero-shot parameters.
+  if (auto g = root.optional("graph_coefficients")) {
+    g->expect_map();
+    g->allow_keys({"inv_compute", "inv_memory", "activity", "kernels"});
+    models::GraphCoefficients gc;
+    const auto read = [&](const char* key, std::array<double, models::kOpClasses>& out) {
+      const YamlNode l = g->required(key);
+      l.expect_sequence();
+      if (l.size() != models::kOpClasses) {
+        l.fail("expected " + std::to_string(models::kOpClasses) +
+               " values (dense_conv, grouped_conv, gemm, other)");
+      }
+      for (std::size_t i = 0; i < models::kOpClasses; ++i) {
+        const YamlNode v = l.at(i);
+        out[i] = v.as_double();
+        if (!(std::abs(out[i]) <= 50)) v.fail("expected a log value within [-50, 50]");
+      }
+    };
+    read("inv_compute", gc.inv_compute);
+    read("inv_memory", gc.inv_memory);
+    read("activity", gc.activity);
+    read("kernels", gc.kernels);
+    c.graph = gc;
   }
   return c;
 }

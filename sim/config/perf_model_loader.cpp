@@ -53,10 +53,35 @@ std::unique_ptr<models::PerfModel> analytic_modes(const std::string& data_dir,
 
 }  // namespace
 
+DefaultModel default_perf_model(const std::string& data_dir, const models::DeviceSpec& device) {
+  const std::string modes = cross_mode_calibration_path(data_dir, device.name);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(modes, ec)) {
+    return {AnalyticModesPerfModel{}, "analytic-modes",
+            "the device has a cross-mode calibration (" + modes +
+                "), fitted across its measured power modes; more accurate than analytic away "
+                "from MAXN (docs/MODEL.md)"};
+  }
+  const std::string own = calibration_path(data_dir, device.name);
+  if (std::filesystem::is_regular_file(own, ec)) {
+    return {AnalyticPerfModel{}, "analytic",
+            "the device has no cross-mode calibration; its own analytic calibration (" + own + ")"};
+  }
+  return {AnalyticPerfModel{}, "analytic",
+          "the device has no calibration of its own: the analytic model with the " +
+              std::string(kFallbackCalibration) +
+              " coefficients on the device's own cores, clocks and power envelope (predictions "
+              "marked extrapolated)"};
+}
+
 std::unique_ptr<models::PerfModel> load_perf_model(const PerfModelChoice& choice,
                                                    const std::string& data_dir,
                                                    const models::DeviceSpec& device,
                                                    bool pipeline_simulated) {
+  if (std::holds_alternative<DefaultPerfModel>(choice)) {
+    return load_perf_model(default_perf_model(data_dir, device).choice, data_dir, device,
+                           pipeline_simulated);
+  }
   if (const auto* t = std::get_if<TablePerfModel>(&choice)) return table(*t);
   if (std::holds_alternative<AnalyticModesPerfModel>(choice))
     return analytic_modes(data_dir, device, pipeline_simulated);

@@ -22,6 +22,17 @@ namespace fulcrum::sim {
 // `pipeline_simulated`: the run models the training data pipeline itself
 // (`data_pipeline: dataloader`), so analytic-modes gives the GPU path's time and power without the
 // measured pipeline's stall and worker power, which the runtime adds (no double count).
+// The model a scenario that names no `perf_model` gets on `device`, and why: analytic-modes where
+// <data_dir>/calibration/<device>-modes.yaml exists (fitted across the measured power modes, the
+// more accurate model away from MAXN), else analytic.
+struct DefaultModel {
+  PerfModelChoice choice;
+  std::string name;    // "analytic-modes" or "analytic"
+  std::string reason;  // one sentence for `fulcrum devices NAME`
+};
+DefaultModel default_perf_model(const std::string& data_dir, const models::DeviceSpec& device);
+
+// DefaultPerfModel is resolved by default_perf_model first.
 std::unique_ptr<models::PerfModel> load_perf_model(const PerfModelChoice& choice,
                                                    const std::string& data_dir,
                                                    const models::DeviceSpec& device,

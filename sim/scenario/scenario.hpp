@@ -15,15 +15,21 @@
 namespace fulcrum::sim {
 
 // The performance/power model that gives minibatch times and powers (docs/MODEL.md).
-struct AnalyticPerfModel {};  // the calibrated analytic model of the device (the default)
+// No `perf_model` key: the device's best model, chosen when it is loaded (sim/config
+// perf_model_loader.hpp, default_perf_model): analytic-modes where the device has a cross-mode
+// calibration, else analytic.
+struct DefaultPerfModel {};
+struct AnalyticPerfModel {};  // the calibrated analytic model of the device
 // The cross-mode model fitted over measured power modes (<device>-modes.yaml; Orin AGX 64GB).
 struct AnalyticModesPerfModel {};
 struct TablePerfModel {
   std::vector<std::string> paths;  // measured profile CSVs, resolved against the scenario's folder
 };
-using PerfModelChoice = std::variant<AnalyticPerfModel, TablePerfModel, AnalyticModesPerfModel>;
+using PerfModelChoice =
+    std::variant<DefaultPerfModel, AnalyticPerfModel, TablePerfModel, AnalyticModesPerfModel>;
 
 inline const char* perf_model_name(const PerfModelChoice& choice) {
+  if (std::holds_alternative<DefaultPerfModel>(choice)) return "default";
   if (std::holds_alternative<TablePerfModel>(choice)) return "table";
   if (std::holds_alternative<AnalyticModesPerfModel>(choice)) return "analytic-modes";
   return "analytic";

@@ -527,6 +527,20 @@ TEST_CASE("devices lists the catalog and shows one device's tables with units", 
   CHECK(bad.err.find("unknown device 'jetson-tx9'") != std::string::npos);
 }
 
+TEST_CASE("devices NAME says which perf model a scenario naming none gets, and why", "[cli]") {
+  Sandbox box;
+  const Outcome orin = box.fulcrum("devices orin-agx-64gb");
+  CHECK(orin.status == 0);
+  CHECK(orin.out.find("perf model of a scenario that names none: analytic-modes") !=
+        std::string::npos);
+  CHECK(orin.out.find("orin-agx-64gb-modes.yaml") != std::string::npos);
+  const Outcome xavier = box.fulcrum("devices xavier-agx-32gb");
+  CHECK(xavier.status == 0);
+  CHECK(xavier.out.find("perf model of a scenario that names none: analytic\n") !=
+        std::string::npos);
+  CHECK(xavier.out.find("no calibration of its own") != std::string::npos);
+}
+
 TEST_CASE("devices --probe describes the GPU as a device file, or says why it cannot", "[cli]") {
   Sandbox box;
   const Outcome o = box.fulcrum("devices --probe --name lent-gpu");

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <variant>
 
 #include "models/error.hpp"
 #include "models/perf/cross_mode_model.hpp"
@@ -93,6 +94,36 @@ TEST_CASE("perf_model analytic-modes: Orin AGX in any mode, a clear error elsewh
                         Catch::Contains("perf_model: analytic"));
 }
 
+TEST_CASE(
+    "a scenario naming no perf_model gets analytic-modes on Orin AGX and analytic elsewhere") {
+  const models::DeviceSpec& orin = catalog().get("orin-agx-64gb");
+  const sim::DefaultModel on_orin = sim::default_perf_model(FULCRUM_DATA_DIR, orin);
+  CHECK(on_orin.name == "analytic-modes");
+  CHECK(std::holds_alternative<sim::AnalyticModesPerfModel>(on_orin.choice));
+  CHECK_THAT(on_orin.reason, Catch::Contains("orin-agx-64gb-modes.yaml"));
+  CHECK(sim::load_perf_model(sim::DefaultPerfModel{}, FULCRUM_DATA_DIR, orin)->name() ==
+        "analytic-modes");
+
+  // Xavier AGX has neither a cross-mode calibration nor one of its own: analytic, extrapolated
+  // from the Orin coefficients, and the reason says so.
+  const models::DeviceSpec& xavier = catalog().get("xavier-agx-32gb");
+  const sim::DefaultModel on_xavier = sim::default_perf_model(FULCRUM_DATA_DIR, xavier);
+  CHECK(on_xavier.name == "analytic");
+  CHECK_THAT(on_xavier.reason, Catch::Contains("no calibration of its own"));
+  CHECK(sim::load_perf_model(sim::DefaultPerfModel{}, FULCRUM_DATA_DIR, xavier)->name() ==
+        "analytic");
+
+  // The default with the runtime's own pipeline is the GPU path alone, as analytic-modes is.
+  const auto& resnet18 = models::workload_catalog().get("resnet18");
+  const auto starved = mode(2, 268.8, 1300.5, 3199);
+  const auto named =
+      sim::load_perf_model(sim::AnalyticModesPerfModel{}, FULCRUM_DATA_DIR, orin, true);
+  const auto by_default =
+      sim::load_perf_model(sim::DefaultPerfModel{}, FULCRUM_DATA_DIR, orin, true);
+  CHECK(by_default->predict({orin, starved, resnet18, models::Phase::training, 16}).time_ms ==
+        named->predict({orin, starved, resnet18, models::Phase::training, 16}).time_ms);
+}
+
 TEST_CASE("with the runtime's own data pipeline, analytic-modes leaves the pipeline out") {
   const models::DeviceSpec& orin = catalog().get("orin-agx-64gb");
   const auto measured = sim::load_perf_model(sim::AnalyticModesPerfModel{}, FULCRUM_DATA_DIR, orin);
@@ -169,6 +200,35 @@ TEST_CASE("bad cross-mode calibration files fail with the key path") {
                     Catch::Contains("expected 'analytic-modes'"));
   CHECK_THROWS_WITH(parse(edited("eff_compute: ", "eff_compute: -")),
                     Catch::Contains("eff_compute") && Catch::Contains("> 0"));
+}
+
+TEST_CASE("the shipped graph coefficients give an unprofiled workload its zero-shot parameters") {
+  const models::DeviceSpec& orin = catalog().get("orin-agx-64gb");
+  const models::CrossModeCalibration cal = sim::load_cross_mode_calibration(shipped_path());
+  REQUIRE(cal.graph);
+  const models::CrossModeModel model(orin, cal);
+  // lenet5 has no fitted parameters: compute, memory, activity and kernels from its op-class
+  // shares through the graph coefficients; CPU work per sample from the training workloads'.
+  const auto [lenet, own] = model.parameters("lenet5", models::Phase::training);
+  CHECK_FALSE(own);
+  const models::CrossModeWorkload g = models::graph_parameters(
+      *cal.graph, models::op_class_shares(orin, models::workload_catalog().get("lenet5"),
+                                          models::Phase::training));
+  CHECK(lenet.eff_compute == g.eff_compute);
+  CHECK(lenet.eff_memory == g.eff_memory);
+  CHECK(lenet.kernel_scale == g.kernel_scale);
+  CHECK(lenet.preprocess_ms > 0);
+  // A calibrated workload keeps its own.
+  CHECK(model.parameters("resnet18", models::Phase::training).second);
+
+  CHECK_THROWS_WITH(
+      parse(edited("inv_compute: [", "inv_compute: [1, ")),
+      Catch::Contains("graph_coefficients.inv_compute") && Catch::Contains("expected 4 values"));
+  CHECK_THROWS_WITH(parse(edited("kernels: [", "kernels: [x")),
+                    Catch::Contains("graph_coefficients.kernels[0]"));
+  CHECK_THROWS_WITH(
+      parse(edited("activity: [-0.321198214", "activity: [90")),
+      Catch::Contains("graph_coefficients.activity[0]") && Catch::Contains("[-50, 50]"));
 }
 
 // The published sensitivities are Xavier AGX figures (reference/published-results.md,

@@ -380,9 +380,9 @@ TEST_CASE("trace arrivals are read relative to the scenario file", "[loader]") {
   CHECK(b.where()->line == 3);
 }
 
-TEST_CASE("the performance model is analytic by default, or a table over profile CSVs",
+TEST_CASE("the performance model is the device's default unless named, or a table over CSVs",
           "[loader]") {
-  CHECK(std::holds_alternative<AnalyticPerfModel>(parse(kFull).scenario.device.perf_model));
+  CHECK(std::holds_alternative<DefaultPerfModel>(parse(kFull).scenario.device.perf_model));
   CHECK(std::holds_alternative<AnalyticPerfModel>(
       parse(kFull, {"device.perf_model=analytic"}).scenario.device.perf_model));
 
