@@ -23,9 +23,9 @@
 #include "sim/cli/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/data_dirs.hpp"
+#include "sim/config/perf_model_loader.hpp"
 #include "sim/report/catalog_json.hpp"
 #include "sim/report/output_path.hpp"
-#include "sim/config/perf_model_loader.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
