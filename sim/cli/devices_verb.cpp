@@ -20,7 +20,7 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
 #include "sim/app/profiling.hpp"
-#include "sim/cli/text_table.hpp"
+#include "sim/report/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/data_dirs.hpp"
 #include "sim/report/catalog_json.hpp"

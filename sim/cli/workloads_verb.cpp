@@ -6,7 +6,7 @@
 
 #include "models/workload/dataset_catalog.hpp"
 #include "models/workload/workload_catalog.hpp"
-#include "sim/cli/text_table.hpp"
+#include "sim/report/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/report/catalog_json.hpp"
 
