@@ -40,7 +40,15 @@ declare -A may_include=(
   [sim/sweep]="$models_all sim/scenario sim/config sim/search sim/sweep"
   [sim/report]="$models_all backends sim/engine sim/scenario sim/runtime sim/report"
   [sim/app]="$models_all backends backends/hardware sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/app"
-  [sim/cli]="$models_all backends backends/hardware backends/cuda sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/app sim/cli"
+  # The CLI is options -> request -> app -> print: it reaches the libraries only through sim/app,
+  # sim/report and sim/config (and the error types at the top of models/, models/error.hpp).
+  [sim/cli]="models sim/config sim/report sim/app sim/cli"
+)
+
+# Files that are not yet what their folder's row says, each with its own row and the reason. A
+# file listed here is checked against this row instead of its folder's; the entry goes when the
+# file conforms. Nothing else may be listed.
+declare -A file_may_include=(
 )
 
 # CUDA toolkit headers, as written inside <> or "".
@@ -75,7 +83,9 @@ while IFS= read -r hit; do
   header=${BASH_REMATCH[2]}
   folder=${file%/*}
   [ -n "${undeclared[$folder]+set}" ] && continue
-  read -r -a allowed <<<"${may_include[$folder]}"
+  rule=${may_include[$folder]}
+  [ -n "${file_may_include[$file]+set}" ] && rule=${file_may_include[$file]}
+  read -r -a allowed <<<"$rule"
   if [[ $header =~ $cuda_header ]]; then
     [[ " ${allowed[*]} " == *" <cuda> "* ]] && continue
     shown="<$header>"

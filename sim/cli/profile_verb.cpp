@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend_factory.hpp"
 #include "models/error.hpp"
+#include "sim/app/available.hpp"
 #include "sim/app/profile.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/report/interrupt.hpp"
@@ -19,7 +19,7 @@ namespace po = boost::program_options;
 
 int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string backend_help =
-      "what executes the minibatches (this build: " + backends::available_backends_text() + ")";
+      "what executes the minibatches (this build: " + app::backends_text() + ")";
   po::options_description options("Options");
   options.add_options()("help,h", "this help")("workloads", po::value<std::string>(),
                                                "workloads to profile, comma-separated (required)")(
@@ -77,7 +77,7 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   }
   app::ProfileRequest request;
   request.backend.name = vm["backend"].as<std::string>();
-  backends::require_available(request.backend.name);
+  app::require_backend(request.backend.name);
   const std::string clock = vm["clock"].as<std::string>();
   if (clock != "virtual" && clock != "wall") {
     throw InputError(std::nullopt, "--clock", "expected virtual or wall, got '" + clock + "'");

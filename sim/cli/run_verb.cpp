@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend_factory.hpp"
 #include "models/error.hpp"
+#include "sim/app/available.hpp"
 #include "sim/app/scenario_run.hpp"
-#include "sim/cli/progress_display.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/report/interrupt.hpp"
+#include "sim/report/progress_display.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
@@ -22,7 +22,7 @@ namespace po = boost::program_options;
 
 int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string backend_help =
-      "what executes the minibatches (this build: " + backends::available_backends_text() + ")";
+      "what executes the minibatches (this build: " + app::backends_text() + ")";
   po::options_description options("Options");
   options.add_options()("help,h", "this help")(
       "out", po::value<std::string>(),
@@ -78,7 +78,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   request.plan.scenario_path = only_operand(
       scenarios, "run", "expected one SCENARIO file, got " + std::to_string(scenarios.size()));
   request.plan.backend.name = vm["backend"].as<std::string>();
-  backends::require_available(request.plan.backend.name);
+  app::require_backend(request.plan.backend.name);
   const BackendFlags flags = backend_flags_from(vm, request.plan.backend.name);
   request.plan.backend.cuda_graphs = flags.cuda_graphs;
   request.plan.backend.layer_timing = flags.profile_layers;

@@ -15,7 +15,7 @@
 #include "sim/cli/verb_support.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/number_format.hpp"
-#include "sim/sweep/sweep_progress.hpp"
+#include "sim/report/sweep_progress.hpp"
 
 namespace fulcrum::sim {
 
@@ -80,7 +80,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   if (vm.count("out")) request.out = vm["out"].as<std::string>();
   if (vm.count("reference")) request.reference_dir = vm["reference"].as<std::string>();
-  std::optional<sweep::SweepProgress> progress;
+  std::optional<SweepProgress> progress;
   if (!vm["quiet"].as<bool>()) {
     const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO) != 0;
     request.progress = [&](const std::string& name, std::size_t done, std::size_t total) {

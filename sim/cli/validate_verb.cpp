@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend_factory.hpp"
 #include "models/error.hpp"
+#include "sim/app/available.hpp"
 #include "sim/app/validate.hpp"
-#include "sim/cli/progress_display.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/json_writer.hpp"
+#include "sim/report/progress_display.hpp"
 #include "sim/report/validation_report.hpp"
 
 namespace fulcrum::sim {
@@ -24,7 +24,7 @@ namespace po = boost::program_options;
 
 int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string backend_help =
-      "the backend of the measured run (this build: " + backends::available_backends_text() + ")";
+      "the backend of the measured run (this build: " + app::backends_text() + ")";
   po::options_description options("Options");
   options.add_options()("help,h", "this help")(
       "out", po::value<std::string>(), "the bundle folder (default: out/validate-<scenario name>)")(
@@ -66,7 +66,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
   app::ValidateRequest request;
   request.plan.scenario_path = only_operand(operands, "validate", "expected one SCENARIO file");
   request.plan.backend.name = vm["backend"].as<std::string>();
-  backends::require_available(request.plan.backend.name);
+  app::require_backend(request.plan.backend.name);
   const BackendFlags flags = backend_flags_from(vm, request.plan.backend.name);
   request.plan.backend.cuda_graphs = flags.cuda_graphs;
   request.plan.backend.layer_timing = flags.profile_layers;

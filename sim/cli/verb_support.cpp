@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "models/error.hpp"
-#include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/input_text.hpp"
 #include "sim/config/scenario_loader.hpp"
 
@@ -60,10 +59,6 @@ std::uint64_t parse_seed(const std::string& text) {
   const std::optional<std::uint64_t> seed = seed_from_text(text);
   if (!seed) throw InputError(std::nullopt, "--seed", bad_seed_problem(text));
   return *seed;
-}
-
-models::DeviceCatalog devices_from(const std::string& data_dir) {
-  return load_device_catalog((std::filesystem::path(data_dir) / "devices").string());
 }
 
 void add_backend_flag_options(po::options_description& options) {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "models/device/device_catalog.hpp"
+#include "sim/app/available.hpp"
 #include "sim/app/profiling.hpp"
 #include "sim/report/number_format.hpp"
 
@@ -52,7 +52,7 @@ std::string verb_usage(const std::string& synopsis, const std::string& what,
 std::uint64_t parse_seed(const std::string& text);
 
 // The device catalog of a data folder (its devices/ sub-folder).
-models::DeviceCatalog devices_from(const std::string& data_dir);
+using app::devices_from;
 
 // The hardware backend's flags that run, profile and validate share (docs/HARDWARE.md).
 struct BackendFlags {

@@ -4,11 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "models/workload/dataset_catalog.hpp"
-#include "models/workload/workload_catalog.hpp"
-#include "sim/cli/text_table.hpp"
+#include "sim/app/catalogs.hpp"
 #include "sim/cli/verb_support.hpp"
-#include "sim/report/catalog_json.hpp"
+#include "sim/report/catalog_report.hpp"
 
 namespace fulcrum::sim {
 
@@ -26,28 +24,8 @@ int cmd_workloads(const std::vector<std::string>& args, std::ostream& out, std::
                       options);
     return 0;
   }
-  if (vm.count("json")) {
-    out << workloads_json();
-    return 0;
-  }
-  const models::WorkloadCatalog& catalog = models::workload_catalog();
-  TextTable t({"workload", "task", "params (M)", "GFLOP/sample fwd", "GFLOP/sample train",
-               "kernels/minibatch fwd", "kernels/minibatch train"});
-  for (const std::string& name : catalog.names()) {
-    const models::Workload& w = catalog.get(name);
-    const models::PhaseCost inf = w.cost(models::Phase::inference, 1);
-    const models::PhaseCost train = w.cost(models::Phase::training, 1);
-    t.add({name, w.task(), fixed(w.parameters() / 1e6, 2),
-           fixed(w.forward_flops_per_sample() / 1e9, 3), fixed(train.flops / 1e9, 3),
-           fixed(inf.kernels, 0), fixed(train.kernels, 0)});
-  }
-  out << t.str() << "\n";
-  TextTable d({"dataset", "samples", "size (GB)", "note"});
-  for (const std::string& name : models::dataset_names()) {
-    const models::DatasetSpec& s = models::dataset(name);
-    d.add({name, fixed(s.samples, 0), s.bytes ? fixed(*s.bytes / 1e9, 3) : "-", s.note});
-  }
-  out << d.str();
+  const WorkloadsReport report = app::workloads();
+  out << (vm.count("json") ? workloads_json(report) : workloads_text(report));
   return 0;
 }
 

@@ -29,6 +29,7 @@
 #include "sim/report/validation_report.hpp"
 #include "tests/backends/hardware/fake_sysfs.hpp"
 #include "tests/input_error.hpp"
+#include "tests/sim/report/json_check.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::sim;
@@ -52,13 +53,19 @@ std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
+// The JSON document `text`, parsed strictly (a malformed document fails the test).
+fulcrum::sim::testing::JsonValue parse_json(const std::string& text) {
+  return fulcrum::sim::testing::JsonParser(text).parse_document();
+}
+
 // The error_pct of the first row of `metric` ("p50_latency_ms") in a comparison.json;
 // nullopt when the metric is not there.
 std::optional<double> error_pct_of(const std::string& comparison_json, const std::string& metric) {
-  const auto at = comparison_json.find("\"" + metric + "\"");
-  if (at == std::string::npos) return std::nullopt;
-  const std::string key = "\"error_pct\": ";
-  return std::stod(comparison_json.substr(comparison_json.find(key, at) + key.size()));
+  const fulcrum::sim::testing::JsonValue c = parse_json(comparison_json);
+  for (const auto& row : c.at("metrics").items) {
+    if (row.at("metric").text == metric) return row.at("error_pct").number;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -266,8 +273,8 @@ TEST_CASE("validate on the simulated backend writes a complete bundle, with smal
   const std::string md = slurp(bundle / "comparison.md");
   CHECK(md.find("| stream resnet50 | p99_latency_ms |") != std::string::npos);
   CHECK(md.find("| training | samples_per_s |") != std::string::npos);
-  CHECK(slurp(bundle / "simulated/summary.json").find("\"table\"") != std::string::npos);
-  CHECK(slurp(bundle / "device.json").find("\"sm_count\": 16") != std::string::npos);
+  CHECK(parse_json(slurp(bundle / "simulated/summary.json")).at("perf_model").text == "table");
+  CHECK(parse_json(slurp(bundle / "device.json")).at("sm_count").number == 16);
   // Without noise the profile is the model itself at the scenario's points, so the table
   // simulation and the wall-clock run differ only by how late the wall clock ran.
   const std::optional<double> p50_error =
@@ -323,7 +330,8 @@ TEST_CASE("with a whole-run device meter the comparison adds labelled meter rows
   const Comparison without = compare_runs(sim, real);
   REQUIRE(without.metrics.size() == 2);  // the run's own power and energy only
   CHECK_FALSE(without.device_meter.has_value());
-  CHECK(comparison_json(without).find("\"device_meter\": null") != std::string::npos);
+  CHECK(parse_json(comparison_json(without)).at("device_meter").kind ==
+        fulcrum::sim::testing::JsonValue::Kind::null);
   CHECK(comparison_markdown(without, "s", "cuda").find("device meter") == std::string::npos);
 
   const Comparison c = compare_runs(sim, real, DeviceMeterReading{32, 6400, 200});
@@ -344,10 +352,11 @@ TEST_CASE("with a whole-run device meter the comparison adds labelled meter rows
   CHECK(*c.metrics[3].error_pct == Approx(59.375));             // 10200 vs 6400
   CHECK(*c.max_abs_error_pct == Approx(78.947).epsilon(1e-4));  // the run's own rows, 340 vs 190
 
-  const std::string json = comparison_json(c);
-  CHECK(json.find("\"metric\": \"energy_j (device meter)\"") != std::string::npos);
-  CHECK(json.find("\"device_meter\": {") != std::string::npos);
-  CHECK(json.find("\"duration_s\": 32") != std::string::npos);
+  const fulcrum::sim::testing::JsonValue json = parse_json(comparison_json(c));
+  REQUIRE(json.at("metrics").items.size() == 4);
+  CHECK(json.at("metrics").items[3].at("metric").text == "energy_j (device meter)");
+  CHECK(json.at("metrics").items[3].at("measured").number == Approx(6400));
+  CHECK(json.path("device_meter.duration_s").number == 32);
   const std::string md = comparison_markdown(c, "quickstart", "cuda");
   CHECK(md.find("| power | avg_power_w | 340 | 190 | 78.95 % |") != std::string::npos);
   CHECK(md.find("| power | avg_power_w (device meter) | 340 | 200 | 70 % |") != std::string::npos);
@@ -372,7 +381,7 @@ TEST_CASE("validate runs native sharing with a device context per workload, time
     REQUIRE(error.has_value());
     CHECK(std::abs(*error) < 10);
   }
-  CHECK(slurp(bundle / "measured/summary.json").find("\"native\"") != std::string::npos);
+  CHECK(parse_json(slurp(bundle / "measured/summary.json")).at("gpu_sharing").text == "native");
 }
 
 TEST_CASE("on hardware whose clocks cannot change, only the current mode is measured, and why") {
@@ -525,13 +534,15 @@ TEST_CASE("device.json of a hardware run names the meter, its interval, the cloc
   backends::EnergyReading whole_run;
   whole_run.duration_s = 2;
   whole_run.module_energy_j = 40;
-  const std::string json = device_json(orin, "cuda", true, clocks.get(), options, 0, whole_run);
-  CHECK(json.find("\"backend\": \"cuda\"") != std::string::npos);
-  CHECK(json.find("\"power_meter\": \"ina3221") != std::string::npos);
-  CHECK(json.find("\"sampling_interval_ms\": 10") != std::string::npos);
-  CHECK(json.find("\"gpu_hz\": 1300500000") != std::string::npos);  // read back from the tree
-  CHECK(json.find("\"avg_power_w\": 20") != std::string::npos);     // 40 J over 2 s
+  const fulcrum::sim::testing::JsonValue json =
+      parse_json(device_json(orin, "cuda", true, clocks.get(), options, 0, whole_run));
+  CHECK(json.at("backend").text == "cuda");
+  CHECK(json.at("power_meter").text.rfind("ina3221", 0) == 0);
+  CHECK(json.at("sampling_interval_ms").number == 10);
+  CHECK(json.path("clocks_read_back.gpu_hz").number == 1300500000);  // read back from the tree
+  CHECK(json.path("whole_run_meter.avg_power_w").number == 20);      // 40 J over 2 s
   // Without a measurement of the whole run there is no such figure.
-  CHECK(device_json(orin, "cuda", true, clocks.get(), options, 0, std::nullopt)
-            .find("\"whole_run_meter\": null") != std::string::npos);
+  CHECK(parse_json(device_json(orin, "cuda", true, clocks.get(), options, 0, std::nullopt))
+            .at("whole_run_meter")
+            .kind == fulcrum::sim::testing::JsonValue::Kind::null);
 }

@@ -1,4 +1,4 @@
-#include "sim/cli/text_table.hpp"
+#include "sim/report/text_table.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "sim/cli/progress_display.hpp"
+#include "sim/report/progress_display.hpp"
 
 #include <catch2/catch.hpp>
 #include <chrono>

@@ -16,7 +16,7 @@
 #include <ostream>
 #include <string>
 
-namespace fulcrum::sim::sweep {
+namespace fulcrum::sim {
 
 class SweepProgress {
  public:
@@ -48,4 +48,4 @@ class SweepProgress {
   bool line_open_ = false;
 };
 
-}  // namespace fulcrum::sim::sweep
+}  // namespace fulcrum::sim

@@ -1,9 +1,9 @@
-#include "sim/sweep/sweep_progress.hpp"
+#include "sim/report/sweep_progress.hpp"
 
 #include <cstdio>
 #include <utility>
 
-namespace fulcrum::sim::sweep {
+namespace fulcrum::sim {
 
 namespace {
 
@@ -49,4 +49,4 @@ void SweepProgress::finish() {
   line_open_ = false;
 }
 
-}  // namespace fulcrum::sim::sweep
+}  // namespace fulcrum::sim
