@@ -25,11 +25,13 @@ namespace {
 
 // What a run writes into its folder. A new output file is added here too, or a folder holding it
 // could no longer be replaced.
-constexpr std::array<std::string_view, 8> kDataFiles{
-    "summary.json", "run.json",   "requests.csv", "minibatches.csv",
-    "power.csv",    "trace.json", "epochs.csv",   "device.json"};  // device.json: hardware runs
+constexpr std::array<std::string_view, 11> kDataFiles{
+    "summary.json", "run.json",          "requests.csv",     "minibatches.csv", "power.csv",
+    "trace.json",   "epochs.csv",        "device.json",         // device.json: hardware runs
+    "study.csv",    "study_summary.csv", "study_latency.csv"};  // `fulcrum study`
 // The figures scripts/plot.py draws into a run's folder (its --format choices).
-constexpr std::array<std::string_view, 4> kFigures{"latency", "latency_cdf", "power", "timeline"};
+constexpr std::array<std::string_view, 6> kFigures{"latency",  "latency_cdf",       "power",
+                                                   "timeline", "study_latency_cdf", "study_front"};
 constexpr std::array<std::string_view, 3> kFigureFormats{"png", "pdf", "svg"};
 
 constexpr std::string_view kStagingTag = ".staging-";

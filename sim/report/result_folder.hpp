@@ -68,8 +68,10 @@ class ResultFolder {
   // whose every entry is a regular file that a run or scripts/plot.py writes (see
   // is_result_file_name). Lists the folder; never changes anything.
   static std::optional<std::string> why_not_replaceable(const std::filesystem::path& dir);
-  // summary.json, run.json, requests.csv, minibatches.csv, power.csv, trace.json, epochs.csv; the
-  // figures of scripts/plot.py (latency, latency_cdf, power, timeline as .png, .pdf or .svg); and
+  // summary.json, run.json, requests.csv, minibatches.csv, power.csv, trace.json, epochs.csv;
+  // study.csv, study_summary.csv, study_latency.csv (`fulcrum study`); the figures of
+  // scripts/plot.py (latency, latency_cdf, power, timeline) and scripts/study_plots.py
+  // (study_latency_cdf, study_front) as .png, .pdf or .svg; and
   // NAME.partial for a data file NAME (what earlier versions left on a failure).
   static bool is_result_file_name(std::string_view name);
 
