@@ -17,6 +17,7 @@
 
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/study_spec.hpp"
+#include "sim/report/study_csv.hpp"
 #include "sim/runtime/run_result.hpp"
 
 namespace fulcrum::sim::app {
@@ -29,32 +30,12 @@ struct StudyRequest {
   std::string data_dir = default_data_dir();
 };
 
-// The percentiles study_latency.csv gives for each run and stream (nearest rank; 0 = minimum).
-std::vector<double> study_percentiles();
-
-// What one run of a study measured: its figures by name (absent: not defined for this run, e.g.
-// a stream's latency when none completed) and each stream's latency percentiles.
-struct StudyRow {
-  std::size_t point = 0;
-  std::uint64_t seed = 0;
-  std::vector<std::pair<std::string, std::optional<double>>> figures;
-  std::vector<std::pair<std::string, std::vector<double>>> latency_ms;  // at study_percentiles()
-};
-
 // The figures of one run (training rate, per stream p50/p99/max latency and stability, average
 // and max-window power, energy, budgets met), in the order study.csv lists them.
 std::vector<std::pair<std::string, std::optional<double>>> study_figures(const RunResult& r);
 
-// Latencies (ms, any order) at study_percentiles(), nearest rank over the sorted values.
-std::vector<double> latency_percentiles(std::vector<double> latencies_ms);
-
-// Two-sided 95% Student t quantile for `dof` degrees of freedom (>= 1).
-double t_quantile_975(std::size_t dof);
-
-// The three files of a study, from its rows in run order (point-major, seeds fastest).
-std::string study_runs_csv(const StudySpec& spec, const std::vector<StudyRow>& rows);
-std::string study_summary_csv(const StudySpec& spec, const std::vector<StudyRow>& rows);
-std::string study_latency_csv(const StudySpec& spec, const std::vector<StudyRow>& rows);
+// The axis columns of a study's files: each key of each axis, and its values at every point.
+StudyAxes study_axes(const StudySpec& spec);
 
 // Called from any worker thread (never two at once) after each run completes.
 using StudyProgress = std::function<void(std::size_t done, std::size_t total)>;

@@ -53,6 +53,7 @@ StudyKey read_key(const std::string& key, const YamlNode& values) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       const YamlNode v = values.at(i);
       k.values.push_back(value_text(v));
+      k.labels.push_back(v.is_scalar() ? v.raw().Scalar() : k.values.back());
       k.value_locations.push_back(v.location());
     }
   } else {

@@ -28,6 +28,7 @@ namespace fulcrum::sim {
 struct StudyKey {
   std::string key_path;  // canonical, as --set takes it
   std::vector<std::string> values;
+  std::vector<std::string> labels;  // each value as the study's tables show it (no YAML quotes)
   std::vector<SourceLocation> value_locations;  // where each value is in the study file
 };
 
