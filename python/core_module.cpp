@@ -16,6 +16,7 @@
 #include "models/error.hpp"
 #include "models/workload/dataset_catalog.hpp"
 #include "models/workload/workload_catalog.hpp"
+#include "sim/app/predict.hpp"
 #include "sim/app/scenario_run.hpp"
 #include "sim/app/study.hpp"
 #include "sim/config/data_dirs.hpp"
@@ -128,6 +129,30 @@ py::dict study_py(const std::string& study_path, const std::optional<std::filesy
   return d;
 }
 
+// `fulcrum predict` as a function: the report as predict_json's document (the CLI's --json).
+std::string predict_py(const std::string& predictor, const std::filesystem::path& fit,
+                       const std::filesystem::path& at,
+                       const std::optional<std::filesystem::path>& out,
+                       const std::optional<std::string>& workload,
+                       const std::optional<std::string>& phase, std::optional<int> batch_size,
+                       std::optional<int> sample, std::uint64_t seed, const std::string& device,
+                       const std::string& data_dir) {
+  app::PredictRequest request;
+  request.predictor = predictor;
+  request.fit_csv = fit;
+  request.at_csv = at;
+  request.out_csv = out;
+  request.workload = workload;
+  request.phase = phase;
+  request.batch_size = batch_size;
+  request.sample = sample;
+  request.seed = seed;
+  request.device = device;
+  if (!data_dir.empty()) request.data_dir = data_dir;
+  const py::gil_scoped_release released;
+  return predict_json(app::predict(request));
+}
+
 py::list devices(const std::string& data_dir) {
   const models::DeviceCatalog catalog = load_device_catalog(
       (std::filesystem::path(data_dir.empty() ? default_data_dir() : data_dir) / "devices")
@@ -198,6 +223,9 @@ PYBIND11_MODULE(_core, m) {
         py::arg("backend"), py::arg("out"), py::arg("data_dir"), py::arg("progress"));
   m.def("study", &study_py, py::arg("study_path"), py::arg("out"), py::arg("jobs"),
         py::arg("data_dir"), py::arg("progress"));
+  m.def("predict", &predict_py, py::arg("predictor"), py::arg("fit"), py::arg("at"), py::arg("out"),
+        py::arg("workload"), py::arg("phase"), py::arg("batch_size"), py::arg("sample"),
+        py::arg("seed"), py::arg("device"), py::arg("data_dir"));
   m.def("devices", &devices, py::arg("data_dir"));
   m.def("workloads", &workloads);
   m.def("default_data_dir", &default_data_dir);

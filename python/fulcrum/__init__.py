@@ -29,7 +29,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     _np = None
 
-__all__ = ["run", "study", "devices", "workloads", "Result", "StudyResult", "InputError",
+__all__ = ["run", "study", "predict", "devices", "workloads", "Result", "StudyResult", "InputError",
            "Error", "Progress", "has_pandas"]
 
 # The tables of a run, by attribute, and the file each is read from.
@@ -204,6 +204,24 @@ def study(study: Union[str, os.PathLike, Mapping], out: Optional[Union[str, os.P
                            _read_table(folder / "study_summary.csv"),
                            _read_table(folder / "study_latency.csv"),
                            Path(out) if out is not None else None, r["wall_s"])
+
+
+def predict(fit: Union[str, os.PathLike], at: Union[str, os.PathLike],
+            predictor: str = "powertrain", out: Optional[Union[str, os.PathLike]] = None,
+            workload: Optional[str] = None, phase: Optional[str] = None,
+            batch_size: Optional[int] = None, sample: Optional[int] = None, seed: int = 1,
+            device: str = "orin-agx-64gb", data_dir: Optional[str] = None) -> dict:
+    """Fits a time and power predictor to the profile `fit` and predicts every row of `at`, as
+    `fulcrum predict --json` does (docs/PREDICT.md). Returns its JSON document as a dict, with
+    `rows` as a DataFrame (nested keys flattened: `time_ms.predicted`, ...); `out` writes the
+    predictions as a profile CSV, the CLI's bytes. Without pandas `rows` stays a list of dicts."""
+    text = _core.predict(predictor, os.fspath(fit), os.fspath(at),
+                         os.fspath(out) if out is not None else None, workload, phase,
+                         batch_size, sample, int(seed), device, data_dir or "")
+    report = json.loads(text)
+    if _pd is not None:  # time_ms.predicted, time_ms.measured, ... as columns
+        report["rows"] = _pd.json_normalize(report["rows"])
+    return report
 
 
 def _as_table(rows: Sequence[dict]):

@@ -125,7 +125,7 @@ def test_the_engine_runs_without_the_gil():
 
     def work():
         entered.set()
-        result["r"] = fulcrum.run(QUICKSTART, set={"duration_s": 20000,
+        result["r"] = fulcrum.run(QUICKSTART, set={"duration_s": 50000,
                                                    "outputs": {"requests": False,
                                                                "minibatches": False,
                                                                "power": False,
@@ -138,7 +138,9 @@ def test_the_engine_runs_without_the_gil():
     try:
         thread.start()
         entered.wait()
-        time.sleep(0.05)  # the worker enters the engine (this releases the GIL)
+        # Until the engine has started, sleep (which hands the GIL over) so the worker gets there.
+        while progress.fraction == 0 and not progress.finished:
+            time.sleep(0.001)
         sys.setswitchinterval(100)
         deadline = time.monotonic() + 120  # a bound against a hang, not a timing assertion
         while not progress.finished and time.monotonic() < deadline:
@@ -149,7 +151,7 @@ def test_the_engine_runs_without_the_gil():
         sys.setswitchinterval(old)
     thread.join()
     assert progress.finished
-    assert result["r"].summary["duration_s"] == 20000
+    assert result["r"].summary["duration_s"] == 50000
     # Several distinct fractions seen while this thread held the GIL.
     assert len(seen) >= 2
 
