@@ -7,6 +7,8 @@
 // kernels and measures. make_backend() (backend_factory.hpp) is the one place that picks one.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +19,8 @@
 #include "models/perf/perf_model.hpp"
 
 namespace fulcrum::backends {
+
+class MeasuredBackend;  // backends/hardware/measured_backend.hpp
 
 // One layer's share of an executed item, where a backend times layers (cuda, --profile-layers).
 struct LayerTime {
@@ -34,6 +38,15 @@ struct IdleMetering {
   double metered_s = 0;  // their time together
   double power_w = 0;    // the module power taken (the last window's)
   std::string note;      // one line saying how, how long, and whether it settled
+};
+
+// Where the real-time sleep of an emulated item ends before the item's time: at the run's end (a
+// steady-clock deadline) and once `stop` answers true (an interrupt; asked every kStopPoll while
+// an item sleeps, from the sleeping thread, so it must be cheap and thread-safe). Both optional.
+struct RealTimeLimit {
+  static constexpr std::chrono::milliseconds kStopPoll{2};
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::function<bool()> stop;
 };
 
 class Backend {
@@ -59,6 +72,20 @@ class Backend {
   // such a backend must be driven by the engine's wall clock, so that arrivals are released at
   // their real times. False: durations are predictions and virtual time may run ahead freely.
   virtual bool runs_in_real_time() const { return false; }
+
+  // Whether completions are measurements of a real device (hardware), not predictions or an
+  // emulation of one (`sim`, also in real time or with noise). Ask this, never the backend's name.
+  bool is_measured() const { return measured() != nullptr; }
+  // This backend as a measured one, with the hardware-only reports (its meter, the GPU's name);
+  // nullptr where it is not measured.
+  virtual const MeasuredBackend* measured() const { return nullptr; }
+
+  // Limits the real-time sleeps of an emulated backend, and of every context it opened or will
+  // open, until the next call (nullptr lifts the limit): an item whose sleep the limit ends
+  // returns at once with Completion::cut_short, so that a wall-clock run ends at its end and
+  // stops at an interrupt. A hardware backend cannot cut an item short and ignores it (the
+  // default).
+  virtual void limit_real_time(std::shared_ptr<const RealTimeLimit> limit) { (void)limit; }
 
   // A further context on the same device, for executing items at the same time as this backend
   // from another thread: native time-slicing on hardware, where the driver shares the GPU between

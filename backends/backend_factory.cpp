@@ -1,13 +1,15 @@
 #include "backends/backend_factory.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <mutex>
 #include <string_view>
 
+#include "backends/cuda/plugin_api.hpp"
 #include "backends/simulated_backend.hpp"
-#ifdef FULCRUM_CUDA_BACKEND
-#include "backends/cuda/cuda_backend.hpp"
-#endif
 #include "models/error.hpp"
 
 namespace fulcrum::backends {
@@ -19,6 +21,71 @@ std::string joined(const std::vector<std::string>& names) {
   for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
+
+#ifdef FULCRUM_CUDA_BACKEND
+// The plugin's file name (CMake: the cuda backend's MODULE library).
+constexpr const char* kPluginFile = FULCRUM_CUDA_PLUGIN_FILE;
+
+// Where the plugin is: $FULCRUM_CUDA_PLUGIN when set; else beside the executable (a build tree);
+// else ../lib/fulcrum/ from the executable's folder (an install); else beside the executable,
+// where the error will then name it.
+std::string plugin_path() {
+  if (const char* p = std::getenv("FULCRUM_CUDA_PLUGIN"); p != nullptr && *p != '\0') return p;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return kPluginFile;
+  const std::filesystem::path beside = exe.parent_path() / kPluginFile;
+  const std::filesystem::path installed =
+      exe.parent_path().parent_path() / "lib" / "fulcrum" / kPluginFile;
+  if (!std::filesystem::exists(beside, ec) && std::filesystem::exists(installed, ec)) {
+    return installed.string();
+  }
+  return beside.string();
+}
+
+// One line for a plugin that cannot be used: InputError under `key` (the machine's or the
+// installation's fault, not the program's), naming the plugin and what the loader said.
+[[noreturn]] void plugin_failure(const char* key, const std::string& path, std::string why) {
+  // dlerror() often starts with the path itself; say it once.
+  if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+  throw InputError(std::nullopt, key,
+                   "cannot load the cuda backend " + path + ": " + why +
+                       " (FULCRUM_CUDA_PLUGIN may name the plugin file)");
+}
+
+// The plugin's table, loaded once per process (and never unloaded: backends it made may live
+// until exit). A failure is thrown again by every later call.
+const cuda::PluginApi& plugin(const char* key) {
+  static std::mutex mutex;
+  static const cuda::PluginApi* api = nullptr;
+  const std::lock_guard lock(mutex);
+  if (api != nullptr) return *api;
+  const std::string path = plugin_path();
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* e = dlerror();
+    plugin_failure(key, path, e != nullptr ? e : "dlopen failed");
+  }
+  dlerror();
+  void* entry = dlsym(handle, cuda::kPluginEntry);
+  if (entry == nullptr) {
+    dlclose(handle);
+    plugin_failure(key, path,
+                   std::string("not a fulcrum cuda plugin (no ") + cuda::kPluginEntry + ")");
+  }
+  using Entry = const cuda::PluginApi* (*)();
+  const cuda::PluginApi* table = reinterpret_cast<Entry>(entry)();
+  if (table == nullptr || table->abi != cuda::kPluginAbi ||
+      !(table->layout == cuda::this_build_layout()) || table->make_backend == nullptr ||
+      table->probe_gpu == nullptr || table->gpu_count == nullptr) {
+    dlclose(handle);
+    plugin_failure(key, path,
+                   "built by another build of fulcrum (its interface differs); rebuild it");
+  }
+  api = table;
+  return *api;
+}
+#endif
 
 }  // namespace
 
@@ -50,27 +117,31 @@ void require_available(std::string_view name) {
   }
 }
 
+bool is_measured_backend(std::string_view name) {
+  const std::vector<std::string>& known = backend_names();
+  if (std::find(known.begin(), known.end(), name) == known.end()) require_available(name);
+  return name != "sim";
+}
+
 GpuDescription probe_gpu([[maybe_unused]] int device) {
 #ifdef FULCRUM_CUDA_BACKEND
-  const cuda::GpuProperties p = cuda::probe_gpu(device);
-  GpuDescription d;
-  d.name = p.name;
-  d.sm_version = 10 * p.compute_major + p.compute_minor;
-  d.sms = p.sms;
-  d.cuda_cores = p.cuda_cores;
-  d.tensor_cores = p.tensor_cores;
-  d.memory_bytes = p.memory_bytes;
-  d.memory_bus_bits = p.memory_bus_bits;
-  d.l2_bytes = p.l2_bytes;
-  if (p.sm_clock_khz) d.sm_clock_hz = *p.sm_clock_khz * 1e3;
-  if (p.memory_clock_khz) d.memory_clock_hz = *p.memory_clock_khz * 1e3;
-  d.cuda_runtime = p.runtime_version;
-  d.cuda_driver = p.driver_version;
-  return d;
+  return plugin("--probe").probe_gpu(device);
 #else
-  throw Error(
-      "this build has no cuda backend (CMake found no nvcc or no cuDNN): it cannot probe a "
-      "GPU");
+  throw InputError(std::nullopt, "--probe",
+                   "this build has no cuda backend (CMake found no nvcc or no cuDNN): it cannot "
+                   "probe a GPU");
+#endif
+}
+
+int cuda_gpu_count() {
+#ifdef FULCRUM_CUDA_BACKEND
+  try {
+    return plugin("--backend").gpu_count();
+  } catch (const InputError&) {
+    return 0;
+  }
+#else
+  return 0;
 #endif
 }
 
@@ -91,12 +162,7 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
         SimulatedBackend::Options{options.real_time, options.slicing});
   }
 #ifdef FULCRUM_CUDA_BACKEND
-  if (name == "cuda") {
-    const BackendOptions o = with_environment(options);
-    return std::make_unique<cuda::CudaBackend>(
-        *o.device,
-        cuda::CudaBackend::Options{.cuda_graphs = o.cuda_graphs, .layer_timing = o.layer_timing});
-  }
+  if (name == "cuda") return plugin("--backend").make_backend(with_environment(options));
 #endif
   throw Error("make_backend: '" + std::string(name) + "' is listed as available but not built");
 }

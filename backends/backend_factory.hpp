@@ -47,6 +47,11 @@ std::vector<std::string> available_backends();
 // available_backends() as people read it: "sim" or "sim, cuda".
 std::string available_backends_text();
 
+// Whether the backend called `name` measures a real device (Backend::is_measured() of what
+// make_backend would return), for a verb that must decide before it makes one: "cuda" yes, "sim"
+// no. InputError as require_available() for a name that is not a backend.
+bool is_measured_backend(std::string_view name);
+
 // Throws what make_backend would for a name that is unknown or not in this build.
 void require_available(std::string_view name);
 
@@ -64,12 +69,19 @@ struct GpuDescription {
   int cuda_runtime = 0, cuda_driver = 0;               // versions, 13000 = 13.0
 };
 
-// Error when this build has no cuda backend, or no GPU `device` answers.
+// InputError (key "--probe", one line) when this build has no cuda backend, its plugin cannot be
+// loaded (naming the plugin and the library that failed), or no GPU `device` answers.
 GpuDescription probe_gpu(int device = 0);
 
+// GPUs the cuda backend sees: 0 without the backend, its plugin, a driver or a GPU (never throws;
+// for tests that skip without a GPU).
+int cuda_gpu_count();
+
 // The backend called `name`, built for options.device. InputError (key path "--backend") for a
-// name that is unknown or not in this build, naming what is available; the device and the objects
-// the options point to must outlive the backend.
+// name that is unknown or not in this build, naming what is available; for "cuda" also when its
+// plugin (libfulcrum_cuda.so, loaded here and only here) or a CUDA library it needs cannot be
+// loaded, and when no GPU answers. The device and the objects the options point to must outlive
+// the backend.
 std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options);
 
 }  // namespace fulcrum::backends

@@ -94,12 +94,14 @@ const Completion& SimulatedBackend::execute(const WorkItem& item) {
   const Completion& c =
       lookup(ItemKey{item.workload, item.phase, item.batch_size, item.mode}, item);
   if (!options_.real_time) return c;
-  if (!seat_.shared()) {
-    seat_.take(c.duration);
-    return c;  // alone: the memo as it is
-  }
+  const std::optional<std::chrono::nanoseconds> took = seat_.take(c.duration);
+  if (took && !seat_.shared()) return c;  // alone and whole: the memo as it is
   shared_last_ = c;
-  shared_last_.duration = seat_.take(c.duration);
+  if (took) {
+    shared_last_.duration = *took;
+  } else {
+    shared_last_.cut_short = true;  // the duration it would have taken stays
+  }
   return shared_last_;
 }
 

@@ -44,6 +44,9 @@ class SimulatedBackend final : public Backend {
   const Completion& execute(const WorkItem& item) override;
   models::RailPower idle_power(const models::PowerMode& mode) override;
   bool runs_in_real_time() const override { return options_.real_time; }
+  void limit_real_time(std::shared_ptr<const RealTimeLimit> limit) override {
+    seat_.limit(std::move(limit));
+  }
   // A context of its own memo; in real time, sharing this backend's emulated GPU.
   std::unique_ptr<Backend> open_context() override;
 

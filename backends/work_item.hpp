@@ -28,6 +28,10 @@ struct Completion {
   // Simulated: where the model's figures came from (measured, interpolated, extrapolated,
   // modelled). A hardware backend reports `measured`.
   models::Provenance provenance = models::Provenance::modelled;
+  // An emulated item whose real-time sleep ended before its time, at the run's end or at an
+  // interrupt (RealTimeLimit, backend.hpp): it did not finish, and `duration` is the time it
+  // would have taken. Never set by a backend that does not run in real time.
+  bool cut_short = false;
 };
 
 }  // namespace fulcrum::backends

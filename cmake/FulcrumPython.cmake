@@ -1,8 +1,8 @@
 # The Python package (python/, docs/PYTHON.md) is built where Debian's pybind11 and the Python
 # headers are found (python3-pybind11, python3-dev), like the CUDA backend where nvcc is; without
 # them, or with -DFULCRUM_PYTHON=OFF, the project builds and tests without it. Its extension
-# module links the project's static libraries into a shared object, so when it is built every
-# library (not the executables) is compiled as position-independent code (fulcrum_library).
+# module links the project's static libraries into a shared object, which the top-level
+# CMakeLists's CMAKE_POSITION_INDEPENDENT_CODE makes possible (as for the CUDA plugin).
 option(FULCRUM_PYTHON "Build the Python package where pybind11 and the Python headers are found" ON)
 set(FULCRUM_HAVE_PYTHON OFF)
 if(FULCRUM_PYTHON)

@@ -24,10 +24,6 @@ function(fulcrum_library name dir)
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
     target_compile_options(${name} PRIVATE ${FULCRUM_WARNINGS})
     target_link_libraries(${name} PUBLIC ${ARG_DEPS})
-    # The Python package's module links the libraries into a shared object (FulcrumPython.cmake).
-    if(FULCRUM_HAVE_PYTHON)
-      set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-    endif()
   else()
     add_library(${name} INTERFACE)
     target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR})
@@ -55,8 +51,15 @@ function(fulcrum_tests name dir)
     FULCRUM_REFERENCE_DIR="${FULCRUM_REFERENCE_DIR}"
     FULCRUM_SKIP_MARKER="${FULCRUM_SKIP_MARKER}"
     FULCRUM_BINARY="$<TARGET_FILE:fulcrum>")
+  # Tests tagged [wall] measure wall-clock time: they hold the resource lock `wall_clock`, so
+  # that a parallel ctest never runs two of them at once (their bounds also hold under load).
   catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                       TEST_SPEC "~[wall]"
                        PROPERTIES SKIP_REGULAR_EXPRESSION "${FULCRUM_SKIP_MARKER}")
+  catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                       TEST_SPEC "[wall]"
+                       PROPERTIES SKIP_REGULAR_EXPRESSION "${FULCRUM_SKIP_MARKER}"
+                                  RESOURCE_LOCK wall_clock)
 endfunction()
 
 function(fulcrum_bench name dir)

@@ -29,7 +29,8 @@ declare -A may_include=(
 
   [backends]="$models_all backends backends/cuda"
   [backends/hardware]="$models_all backends backends/hardware"
-  [backends/cuda]="$models_all backends backends/hardware backends/cuda <cuda>"
+  [backends/cuda]="$models_all backends backends/hardware backends/cuda backends/cuda/ops <cuda>"
+  [backends/cuda/ops]="$models_all backends/cuda backends/cuda/ops <cuda>"
 
   [sim/engine]="sim/engine"
   [sim/scenario]="$models_all sim/scenario"

@@ -29,7 +29,7 @@ settle=${SETTLE_S:-2}
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,power.draw,power.limit \
     --format=csv 2>&1
-  ldd "$fulcrum" | grep -E "cudnn|cublas|not found"
+  ldd "$build/libfulcrum_cuda.so" | grep -E "cudnn|cublas|not found"
 } | tee "$out/machine.txt"
 
 if [[ -z "${SKIP_GPU_TESTS:-}" ]]; then

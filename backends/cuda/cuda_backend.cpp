@@ -13,6 +13,8 @@
 
 #include "backends/cuda/execution_plan.hpp"
 #include "backends/cuda/kernels.hpp"
+#include "backends/cuda/ops/op_context.hpp"
+#include "backends/cuda/ops/op_table.hpp"
 #include "backends/hardware/rail_attribution.hpp"
 #include "backends/hardware/settled_idle.hpp"
 #include "models/error.hpp"
@@ -23,41 +25,10 @@ namespace fulcrum::backends::cuda {
 namespace {
 
 using models::OpKind;
-using i64 = std::int64_t;
-
-// Where a call was made, for error messages: "workload 'resnet50' training batch 16, layer
-// 'layer1.0.conv1'".
-struct Site {
-  const std::string* workload = nullptr;
-  const char* phase = "";
-  int batch = 0;
-  const std::string* layer = nullptr;
-  std::string text() const {
-    std::string s = "cuda backend";
-    if (workload != nullptr) {
-      s += ": workload '" + *workload + "' " + phase + " batch " + std::to_string(batch);
-    }
-    if (layer != nullptr) s += ", layer '" + *layer + "'";
-    return s;
-  }
-};
-
-void check(cudaError_t e, const char* call, const Site& site) {
-  if (e != cudaSuccess) {
-    throw Error(site.text() + ": " + call + " failed: " + cudaGetErrorName(e) + " (" +
-                cudaGetErrorString(e) + ")");
-  }
-}
-void check(cudnnStatus_t e, const char* call, const Site& site) {
-  if (e != CUDNN_STATUS_SUCCESS) {
-    throw Error(site.text() + ": " + call + " failed: " + cudnnGetErrorString(e));
-  }
-}
-void check(cublasStatus_t e, const char* call, const Site& site) {
-  if (e != CUBLAS_STATUS_SUCCESS) {
-    throw Error(site.text() + ": " + call + " failed: " + cublasGetStatusString(e));
-  }
-}
+using ops::check;
+using ops::ConvState;
+using ops::i64;
+using ops::Site;
 
 // The first of cuDNN's ranked algorithms (`perf[0..found)`) whose workspace fits `limit`, as
 // PyTorch without cudnn.benchmark; grows `workspace` to it. Error naming `what` when none fits.
@@ -72,22 +43,6 @@ void choose_algorithm(const Perf* perf, int found, std::size_t limit, Algo* algo
     }
   }
   throw Error(site.text() + ": cuDNN offers no " + what + " algorithm within the workspace limit");
-}
-
-// The blocks of a concatenation: `outer` runs of `out_block` floats in the output, each holding
-// every input's `in_block` at `offset`; calls part(input, in_block, offset) per input.
-template <typename Part>
-void for_each_concat_part(const ExecutionPlan& plan, const PlannedLayer& l, i64& outer,
-                          i64& out_block, Part part) {
-  outer = plan.batch_size;
-  for (std::size_t d = 0; d < l.layer->geometry.axis; ++d) outer *= l.layer->out[d];
-  out_block = l.output.floats / outer;
-  i64 offset = 0;
-  for (int in : l.inputs) {
-    const i64 in_block = plan.layers[static_cast<std::size_t>(in)].output.floats / outer;
-    part(in, in_block, offset);
-    offset += in_block;
-  }
 }
 
 int cores_per_sm(int major, int minor) {
@@ -123,31 +78,11 @@ struct CudaBackend::Context {
   }
 };
 
-// cuDNN state of one convolution layer.
-struct ConvState {
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
-  cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
-  cudnnConvolutionFwdAlgo_t fwd{};
-  cudnnConvolutionBwdDataAlgo_t bwd_data{};
-  cudnnConvolutionBwdFilterAlgo_t bwd_filter{};
-  std::size_t workspace = 0;
-  ~ConvState() {
-    if (x != nullptr) cudnnDestroyTensorDescriptor(x);
-    if (y != nullptr) cudnnDestroyTensorDescriptor(y);
-    if (w != nullptr) cudnnDestroyFilterDescriptor(w);
-    if (conv != nullptr) cudnnDestroyConvolutionDescriptor(conv);
-  }
-};
-
-struct CudaBackend::Prepared {
+// The buffers the operators use (ops::PreparedBuffers), owned here: allocated by prepared(),
+// freed by the destructor.
+struct CudaBackend::Prepared : ops::PreparedBuffers {
   ExecutionPlan plan;
   const models::GraphWorkload* workload = nullptr;
-  float* arena[kArenas] = {};
-  float* host_input = nullptr;  // pinned
-  void* workspace = nullptr;
-  std::size_t workspace_bytes = 0;
-  std::map<std::size_t, std::unique_ptr<ConvState>> convs;  // by plan index
   std::vector<cudaEvent_t> layer_events;  // 2 per layer (forward) + 2 per layer (backward)
   cudaGraphExec_t graph = nullptr;
   int launches = 0;
@@ -163,13 +98,6 @@ struct CudaBackend::Prepared {
     for (float* a : arena) cudaFree(a);
     if (workspace != nullptr) cudaFree(workspace);
     if (host_input != nullptr) cudaFreeHost(host_input);
-  }
-  float* at(const BufferRef& r) const { return arena[static_cast<int>(r.arena)] + r.offset; }
-  float* param_grad(const BufferRef& r) const {
-    return arena[static_cast<int>(Arena::parameter_gradients)] + r.offset;
-  }
-  float* momentum(const BufferRef& r) const {
-    return arena[static_cast<int>(Arena::momenta)] + r.offset;
   }
 };
 
@@ -305,7 +233,7 @@ std::unique_ptr<Backend> CudaBackend::open_context() {
 std::string CudaBackend::gpu_name() const { return ctx_->name; }
 
 CudaBackend::Prepared& CudaBackend::prepared(const WorkItem& item) {
-  const auto* graph_workload = dynamic_cast<const models::GraphWorkload*>(item.workload);
+  const auto* graph_workload = item.workload->graph();
   if (graph_workload == nullptr) {
     throw InputError("cuda backend: workload '" + item.workload->name() +
                      "' has no layer graph to execute");
@@ -423,211 +351,24 @@ CudaBackend::Prepared& CudaBackend::prepared(const WorkItem& item) {
 void CudaBackend::enqueue(Prepared& p) {
   const ExecutionPlan& plan = p.plan;
   const bool training = plan.phase == models::Phase::training;
-  const i64 batch = plan.batch_size;
   cudaStream_t s = ctx_->stream;
-  cublasHandle_t blas = ctx_->cublas;
-  cudnnHandle_t dnn = ctx_->cudnn;
   Site site{&plan.workload, models::to_string(plan.phase), plan.batch_size, nullptr};
   int launches = 0;
-  const auto launched = [&](const char* what) {
-    ++launches;
-    check(cudaGetLastError(), what, site);
-  };
-  const float one = 1.f, zero = 0.f;
-  const auto shape_of = [&](int index) -> const models::Shape& {
-    return plan.layers[static_cast<std::size_t>(index)].layer->out;
-  };
   const bool timing = options_.layer_timing && p.graph == nullptr && !p.layer_events.empty();
   const auto mark = [&](std::size_t slot) {
     if (timing) check(cudaEventRecord(p.layer_events[slot], s), "cudaEventRecord", site);
   };
   const std::size_t n_layers = plan.layers.size();
+  ops::Launch k{plan, p, 0, s, ctx_->cublas, ctx_->cudnn, site, launches};
 
-  // ---- forward ----
+  // ---- forward: each layer's operator (backends/cuda/ops/) ----
   for (std::size_t i = 0; i < n_layers; ++i) {
     const PlannedLayer& l = plan.layers[i];
     if (l.is_view) continue;
     site.layer = &l.layer->name;
     mark(2 * i);
-    const models::Layer& L = *l.layer;
-    float* y = p.at(l.output);
-    const float* x = l.inputs.empty() ? nullptr : p.at(plan.layers[l.inputs[0]].output);
-    const i64 out_n = l.output.floats;
-    switch (L.kind) {
-      case OpKind::input:
-        check(cudaMemcpyAsync(y, p.host_input, static_cast<std::size_t>(out_n) * sizeof(float),
-                              cudaMemcpyHostToDevice, s),
-              "cudaMemcpyAsync(input)", site);
-        ++launches;
-        break;
-      case OpKind::conv: {
-        const ConvState& c = *p.convs.at(i);
-        check(cudnnConvolutionForward(dnn, &one, c.x, x, c.w, p.at(l.params), c.conv, c.fwd,
-                                      p.workspace, p.workspace_bytes, &zero, c.y, y),
-              "cudnnConvolutionForward", site);
-        ++launches;
-        if (L.geometry.bias) {
-          const ImageDims d = image_dims(L.out);
-          kernels::bias_add(y, p.at(l.params) + l.param_tensors[0], batch, d.c, d.h * d.w, s);
-          launched("bias_add");
-        }
-        break;
-      }
-      case OpKind::linear: {
-        const i64 in_f = shape_of(l.inputs[0]).dims.back();
-        const i64 out_f = L.out.dims.back();
-        const i64 rows = out_n / out_f;
-        check(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(out_f),
-                          static_cast<int>(rows), static_cast<int>(in_f), &one, p.at(l.params),
-                          static_cast<int>(in_f), x, static_cast<int>(in_f), &zero, y,
-                          static_cast<int>(out_f)),
-              "cublasSgemm", site);
-        ++launches;
-        if (L.geometry.bias) {
-          kernels::bias_add(y, p.at(l.params) + l.param_tensors[0], rows, out_f, 1, s);
-          launched("bias_add");
-        }
-        break;
-      }
-      case OpKind::matmul: {
-        const float* a = x;
-        const float* bm = p.at(plan.layers[l.inputs[1]].output);
-        if (L.out.rank() == 3) {  // scores {h, T, T} = Q K^T per head
-          const i64 heads = L.out[0], t = L.out[1];
-          const i64 dh = shape_of(l.inputs[0]).dims.back() / heads;
-          check(cublasSgemmStridedBatched(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t),
-                                          static_cast<int>(t), static_cast<int>(dh), &one, bm,
-                                          static_cast<int>(dh), t * dh, a, static_cast<int>(dh),
-                                          t * dh, &zero, y, static_cast<int>(t), t * t,
-                                          static_cast<int>(batch * heads)),
-                "cublasSgemmStridedBatched", site);
-        } else {  // context {T, d} = P V per head
-          const models::Shape& ps = shape_of(l.inputs[0]);
-          const i64 heads = ps[0], t = ps[1];
-          const i64 dh = L.out.dims.back() / heads;
-          check(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dh),
-                                          static_cast<int>(t), static_cast<int>(t), &one, bm,
-                                          static_cast<int>(dh), t * dh, a, static_cast<int>(t),
-                                          t * t, &zero, y, static_cast<int>(dh), t * dh,
-                                          static_cast<int>(batch * heads)),
-                "cublasSgemmStridedBatched", site);
-        }
-        ++launches;
-        break;
-      }
-      case OpKind::bn: {
-        const ImageDims d = image_dims(L.out);
-        float* stats = p.at(l.scratch);
-        const float* gamma = p.at(l.params);
-        if (training) {
-          kernels::bn_stats(stats, x, batch, d.c, d.h * d.w, s);
-          launched("bn_stats");
-        }
-        kernels::bn_apply(y, x, stats, gamma, gamma + d.c, batch, d.c, d.h * d.w, s);
-        launched("bn_apply");
-        break;
-      }
-      case OpKind::layernorm: {
-        const i64 width = L.out.dims.back();
-        const float* gamma = p.at(l.params);
-        kernels::layernorm(y, p.at(l.scratch), x, gamma, gamma + width, out_n / width, width, s);
-        launched("layernorm");
-        break;
-      }
-      case OpKind::act:
-        kernels::activation(y, x, out_n, static_cast<int>(L.geometry.activation), s);
-        launched("activation");
-        break;
-      case OpKind::pool: {
-        const ImageDims in = image_dims(shape_of(l.inputs[0]));
-        if (L.geometry.kernel == 0) {
-          kernels::global_avg_pool(y, x, batch * in.c, in.h * in.w, s);
-        } else {
-          const ImageDims o = image_dims(L.out);
-          kernels::pool(y, x, batch * in.c, in.h, in.w, o.h, o.w, L.geometry.kernel,
-                        L.geometry.stride, L.geometry.padding, L.geometry.max_pool, s);
-        }
-        launched("pool");
-        break;
-      }
-      case OpKind::add:
-        kernels::add(y, x, p.at(plan.layers[l.inputs[1]].output), out_n, s);
-        launched("add");
-        break;
-      case OpKind::mul: {
-        const i64 inner = static_cast<i64>(L.out.elements() / shape_of(l.inputs[1]).elements());
-        kernels::mul_broadcast(y, x, p.at(plan.layers[l.inputs[1]].output), out_n, inner, s);
-        launched("mul_broadcast");
-        break;
-      }
-      case OpKind::concat: {
-        i64 outer = 0, out_block = 0;
-        for_each_concat_part(plan, l, outer, out_block, [&](int in, i64 in_block, i64 offset) {
-          kernels::concat_copy(y, p.at(plan.layers[in].output), outer, in_block, out_block, offset,
-                               s);
-          launched("concat_copy");
-        });
-        break;
-      }
-      case OpKind::upsample: {
-        const ImageDims in = image_dims(shape_of(l.inputs[0]));
-        kernels::upsample_nearest(y, x, batch * in.c, in.h, in.w, L.out[1] / in.h, s);
-        launched("upsample_nearest");
-        break;
-      }
-      case OpKind::softmax: {
-        const i64 width = L.out.dims.back();
-        if (L.geometry.attention_scaling) {
-          kernels::scale(y, x, out_n, 1.f / std::sqrt(static_cast<float>(width)), s);
-          launched("scale");
-          kernels::mask_add(y, out_n / width, width, s);
-          launched("mask_add");
-          kernels::softmax(y, y, out_n / width, width, s);
-        } else {
-          kernels::softmax(y, x, out_n / width, width, s);
-        }
-        launched("softmax");
-        break;
-      }
-      case OpKind::embedding: {
-        const i64 dim = L.out.dims.back();
-        kernels::embedding_gather(y, x, p.at(l.params), out_n / dim, dim, l.params.floats / dim, s);
-        launched("embedding_gather");
-        break;
-      }
-      case OpKind::lstm: {
-        const models::Shape& xs = shape_of(l.inputs[0]);
-        const i64 t_steps = xs[0], xd = xs[1], h = L.out.dims.back();
-        float* gates = p.at(l.scratch);
-        float* cells = gates + batch * t_steps * 4 * h;
-        const float* w_ih = p.at(l.params);
-        const float* w_hh = w_ih + l.param_tensors[0];
-        const float* bias = w_hh + l.param_tensors[1];
-        check(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(4 * h),
-                          static_cast<int>(batch * t_steps), static_cast<int>(xd), &one, w_ih,
-                          static_cast<int>(xd), x, static_cast<int>(xd), &zero, gates,
-                          static_cast<int>(4 * h)),
-              "cublasSgemm(input projection)", site);
-        ++launches;
-        for (i64 t = 0; t < t_steps; ++t) {
-          if (t > 0) {
-            check(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(4 * h),
-                              static_cast<int>(batch), static_cast<int>(h), &one, w_hh,
-                              static_cast<int>(h), y + (t - 1) * h, static_cast<int>(t_steps * h),
-                              &one, gates + t * 4 * h, static_cast<int>(t_steps * 4 * h)),
-                  "cublasSgemm(recurrent)", site);
-            ++launches;
-          }
-          kernels::lstm_cell(gates + t * 4 * h, t_steps * 4 * h, bias,
-                             t > 0 ? cells + (t - 1) * h : nullptr, cells + t * h, t_steps * h,
-                             y + t * h, t_steps * h, batch, h, s);
-          launched("lstm_cell");
-        }
-        break;
-      }
-      case OpKind::view:
-        break;
-    }
+    k.index = i;
+    ops::op(l.layer->kind).forward(k);
     mark(2 * i + 1);
   }
   site.layer = nullptr;
@@ -645,245 +386,21 @@ void CudaBackend::enqueue(Prepared& p) {
       if (!l.is_output) continue;
       site.layer = &l.layer->name;
       kernels::mse_loss_grad(p.at(l.gradient), p.at(l.output), l.output.floats, s);
-      launched("mse_loss_grad");
+      k.launched("mse_loss_grad");
     }
     for (std::size_t i = n_layers; i-- > 0;) {
       const PlannedLayer& l = plan.layers[i];
       if (l.is_view || l.layer->kind == OpKind::input) continue;
       site.layer = &l.layer->name;
       mark(2 * n_layers + 2 * i);
-      const models::Layer& L = *l.layer;
-      const float* y = p.at(l.output);
-      const float* dy = p.at(l.gradient);
-      const PlannedLayer& in0 = plan.layers[l.inputs[0]];
-      const float* x = p.at(in0.output);
-      float* dx = p.at(in0.gradient);
-      const i64 out_n = l.output.floats;
-      switch (L.kind) {
-        case OpKind::conv: {
-          const ConvState& c = *p.convs.at(i);
-          if (L.geometry.bias) {
-            const ImageDims d = image_dims(L.out);
-            kernels::bias_grad(p.param_grad(l.params) + l.param_tensors[0], dy, batch, d.c,
-                               d.h * d.w, s);
-            launched("bias_grad");
-          }
-          if (l.needs_input_gradient) {
-            check(cudnnConvolutionBackwardData(dnn, &one, c.w, p.at(l.params), c.y, dy, c.conv,
-                                               c.bwd_data, p.workspace, p.workspace_bytes, &one,
-                                               c.x, dx),
-                  "cudnnConvolutionBackwardData", site);
-            ++launches;
-          }
-          check(cudnnConvolutionBackwardFilter(dnn, &one, c.x, x, c.y, dy, c.conv, c.bwd_filter,
-                                               p.workspace, p.workspace_bytes, &zero, c.w,
-                                               p.param_grad(l.params)),
-                "cudnnConvolutionBackwardFilter", site);
-          ++launches;
-          break;
-        }
-        case OpKind::linear: {
-          const i64 in_f = shape_of(l.inputs[0]).dims.back();
-          const i64 out_f = L.out.dims.back();
-          const i64 rows = out_n / out_f;
-          if (l.needs_input_gradient) {
-            check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(in_f),
-                              static_cast<int>(rows), static_cast<int>(out_f), &one, p.at(l.params),
-                              static_cast<int>(in_f), dy, static_cast<int>(out_f), &one, dx,
-                              static_cast<int>(in_f)),
-                  "cublasSgemm(dgrad)", site);
-            ++launches;
-          }
-          check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(in_f),
-                            static_cast<int>(out_f), static_cast<int>(rows), &one, x,
-                            static_cast<int>(in_f), dy, static_cast<int>(out_f), &zero,
-                            p.param_grad(l.params), static_cast<int>(in_f)),
-                "cublasSgemm(wgrad)", site);
-          ++launches;
-          if (L.geometry.bias) {
-            kernels::bias_grad(p.param_grad(l.params) + l.param_tensors[0], dy, rows, out_f, 1, s);
-            launched("bias_grad");
-          }
-          break;
-        }
-        case OpKind::matmul: {
-          const PlannedLayer& in1 = plan.layers[l.inputs[1]];
-          const float* bm = p.at(in1.output);
-          float* dbm = p.at(in1.gradient);
-          if (L.out.rank() == 3) {  // S = Q K^T: dQ = dS K, dK = dS^T Q
-            const i64 heads = L.out[0], t = L.out[1];
-            const i64 dh = shape_of(l.inputs[0]).dims.back() / heads;
-            const int hb = static_cast<int>(batch * heads);
-            check(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dh),
-                                            static_cast<int>(t), static_cast<int>(t), &one, bm,
-                                            static_cast<int>(dh), t * dh, dy, static_cast<int>(t),
-                                            t * t, &one, dx, static_cast<int>(dh), t * dh, hb),
-                  "cublasSgemmStridedBatched(grad a)", site);
-            check(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(dh),
-                                            static_cast<int>(t), static_cast<int>(t), &one, x,
-                                            static_cast<int>(dh), t * dh, dy, static_cast<int>(t),
-                                            t * t, &one, dbm, static_cast<int>(dh), t * dh, hb),
-                  "cublasSgemmStridedBatched(grad b)", site);
-          } else {  // C = P V: dP = dC V^T, dV = P^T dC
-            const models::Shape& ps = shape_of(l.inputs[0]);
-            const i64 heads = ps[0], t = ps[1];
-            const i64 dh = L.out.dims.back() / heads;
-            const int hb = static_cast<int>(batch * heads);
-            check(cublasSgemmStridedBatched(blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t),
-                                            static_cast<int>(t), static_cast<int>(dh), &one, bm,
-                                            static_cast<int>(dh), t * dh, dy, static_cast<int>(dh),
-                                            t * dh, &one, dx, static_cast<int>(t), t * t, hb),
-                  "cublasSgemmStridedBatched(grad a)", site);
-            check(cublasSgemmStridedBatched(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(dh),
-                                            static_cast<int>(t), static_cast<int>(t), &one, dy,
-                                            static_cast<int>(dh), t * dh, x, static_cast<int>(t),
-                                            t * t, &one, dbm, static_cast<int>(dh), t * dh, hb),
-                  "cublasSgemmStridedBatched(grad b)", site);
-          }
-          launches += 2;
-          break;
-        }
-        case OpKind::bn: {
-          const ImageDims d = image_dims(L.out);
-          float* stats = p.at(l.scratch);
-          float* dgamma = p.param_grad(l.params);
-          kernels::bn_grad_reduce(stats, dgamma, dgamma + d.c, dy, x, batch, d.c, d.h * d.w, s);
-          launched("bn_grad_reduce");
-          kernels::bn_grad_apply(dx, dy, x, stats, p.at(l.params), batch, d.c, d.h * d.w, s);
-          launched("bn_grad_apply");
-          break;
-        }
-        case OpKind::layernorm: {
-          const i64 width = L.out.dims.back();
-          float* dgamma = p.param_grad(l.params);
-          kernels::layernorm_grad(dx, dgamma, dgamma + width, dy, x, p.at(l.scratch),
-                                  p.at(l.params), out_n / width, width, s);
-          launched("layernorm_grad");
-          break;
-        }
-        case OpKind::act:
-          kernels::activation_grad(dx, dy, x, out_n, static_cast<int>(L.geometry.activation), s);
-          launched("activation_grad");
-          break;
-        case OpKind::pool: {
-          const ImageDims in = image_dims(shape_of(l.inputs[0]));
-          if (L.geometry.kernel == 0) {
-            kernels::global_avg_pool_grad(dx, dy, batch * in.c, in.h * in.w, s);
-          } else {
-            const ImageDims o = image_dims(L.out);
-            kernels::pool_grad(dx, dy, x, batch * in.c, in.h, in.w, o.h, o.w, L.geometry.kernel,
-                               L.geometry.stride, L.geometry.padding, L.geometry.max_pool, s);
-          }
-          launched("pool_grad");
-          break;
-        }
-        case OpKind::add:
-          kernels::add_grad(dx, p.at(plan.layers[l.inputs[1]].gradient), dy, out_n, s);
-          launched("add_grad");
-          break;
-        case OpKind::mul: {
-          const PlannedLayer& in1 = plan.layers[l.inputs[1]];
-          const i64 inner = static_cast<i64>(L.out.elements() / shape_of(l.inputs[1]).elements());
-          kernels::mul_broadcast_grad(dx, p.at(in1.gradient), dy, x, p.at(in1.output), out_n, inner,
-                                      s);
-          launched("mul_broadcast_grad");
-          break;
-        }
-        case OpKind::concat: {
-          i64 outer = 0, out_block = 0;
-          for_each_concat_part(plan, l, outer, out_block, [&](int in, i64 in_block, i64 offset) {
-            kernels::concat_split(p.at(plan.layers[in].gradient), dy, outer, in_block, out_block,
-                                  offset, s);
-            launched("concat_split");
-          });
-          break;
-        }
-        case OpKind::upsample: {
-          const ImageDims in = image_dims(shape_of(l.inputs[0]));
-          kernels::upsample_nearest_grad(dx, dy, batch * in.c, in.h, in.w, L.out[1] / in.h, s);
-          launched("upsample_nearest_grad");
-          break;
-        }
-        case OpKind::softmax: {
-          const i64 width = L.out.dims.back();
-          kernels::softmax_grad(dx, dy, y, out_n / width, width, s);
-          launched("softmax_grad");
-          if (L.geometry.attention_scaling) {
-            kernels::scale(dx, dx, out_n, 1.f / std::sqrt(static_cast<float>(width)), s);
-            launched("scale");
-          }
-          break;
-        }
-        case OpKind::embedding: {
-          const i64 dim = L.out.dims.back();
-          kernels::embedding_scatter_add(p.param_grad(l.params), x, dy, out_n / dim, dim,
-                                         l.params.floats / dim, s);
-          launched("embedding_scatter_add");
-          break;
-        }
-        case OpKind::lstm: {
-          const models::Shape& xs = shape_of(l.inputs[0]);
-          const i64 t_steps = xs[0], xd = xs[1], h = L.out.dims.back();
-          const float* gates = p.at(l.scratch);
-          const float* cells = gates + batch * t_steps * 4 * h;
-          float* dgates = const_cast<float*>(cells) + batch * t_steps * h;
-          float* dh_carry = dgates + batch * t_steps * 4 * h;
-          float* dc_carry = dh_carry + batch * h;
-          const float* w_ih = p.at(l.params);
-          const float* w_hh = w_ih + l.param_tensors[0];
-          float* dw_ih = p.param_grad(l.params);
-          float* dw_hh = dw_ih + l.param_tensors[0];
-          float* db = dw_hh + l.param_tensors[1];
-          check(cudaMemsetAsync(dh_carry, 0, static_cast<std::size_t>(2 * batch * h) * 4, s),
-                "cudaMemsetAsync(lstm carry)", site);
-          ++launches;
-          const int ld_g = static_cast<int>(t_steps * 4 * h);
-          for (i64 t = t_steps; t-- > 0;) {
-            kernels::lstm_cell_grad(dgates + t * 4 * h, t_steps * 4 * h, gates + t * 4 * h,
-                                    t > 0 ? cells + (t - 1) * h : nullptr, cells + t * h,
-                                    t_steps * h, dy + t * h, t_steps * h, dh_carry, dc_carry, batch,
-                                    h, s);
-            launched("lstm_cell_grad");
-            if (t > 0) {
-              check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(h),
-                                static_cast<int>(batch), static_cast<int>(4 * h), &one, w_hh,
-                                static_cast<int>(h), dgates + t * 4 * h, ld_g, &zero, dh_carry,
-                                static_cast<int>(h)),
-                    "cublasSgemm(recurrent dgrad)", site);
-              ++launches;
-            }
-          }
-          const int bt = static_cast<int>(batch * t_steps);
-          check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(xd),
-                            static_cast<int>(4 * h), bt, &one, x, static_cast<int>(xd), dgates,
-                            static_cast<int>(4 * h), &one, dw_ih, static_cast<int>(xd)),
-                "cublasSgemm(wgrad input)", site);
-          check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(h),
-                            static_cast<int>(4 * h), bt, &one, y, static_cast<int>(h), dgates,
-                            static_cast<int>(4 * h), &one, dw_hh, static_cast<int>(h)),
-                "cublasSgemm(wgrad recurrent)", site);
-          launches += 2;
-          kernels::bias_grad(db, dgates, batch * t_steps, 4 * h, 1, s);
-          launched("bias_grad");
-          if (l.needs_input_gradient) {
-            check(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(xd), bt,
-                              static_cast<int>(4 * h), &one, w_ih, static_cast<int>(xd), dgates,
-                              static_cast<int>(4 * h), &one, dx, static_cast<int>(xd)),
-                  "cublasSgemm(dgrad input)", site);
-            ++launches;
-          }
-          break;
-        }
-        case OpKind::input:
-        case OpKind::view:
-          break;
-      }
+      k.index = i;
+      ops::op(l.layer->kind).backward(k);
       // The optimizer update of this layer's parameters (PyTorch's per-tensor loop).
       i64 offset = 0;
       for (i64 size : l.param_tensors) {
         kernels::sgd_momentum(p.at(l.params) + offset, p.momentum(l.params) + offset,
                               p.param_grad(l.params) + offset, size, 0.01f, 0.9f, s);
-        launched("sgd_momentum");
+        k.launched("sgd_momentum");
         offset += size;
       }
       mark(2 * n_layers + 2 * i + 1);

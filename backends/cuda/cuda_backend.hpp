@@ -36,11 +36,12 @@
 
 #include "backends/backend.hpp"
 #include "backends/cuda/driver_context.hpp"
+#include "backends/hardware/measured_backend.hpp"
 #include "backends/hardware/power_meter.hpp"
 
 namespace fulcrum::backends::cuda {
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public MeasuredBackend {
  public:
   struct Options {
     int device = 0;             // CUDA device index (and NVML index)
@@ -65,7 +66,6 @@ class CudaBackend final : public Backend {
   // Metered once, after the power has settled (backends/hardware/settled_idle.hpp).
   models::RailPower idle_power(const models::PowerMode& mode) override;
   std::optional<IdleMetering> idle_metering() const override { return idle_metering_; }
-  bool runs_in_real_time() const override { return true; }
   // A CudaBackend with the same device and options in a new CUDA context of its own (never
   // nullptr). Its execute(), idle_power() and destructor make that context current on the calling
   // thread for their duration and restore what was current before, so that it may be driven from
@@ -83,8 +83,8 @@ class CudaBackend final : public Backend {
   double last_gpu_ms() const { return last_gpu_ms_; }
   // Launches (kernels, library calls, copies, memsets) the last item enqueued.
   int last_launches() const { return last_launches_; }
-  const PowerMeter& meter() const { return *meter_; }
-  std::string gpu_name() const;
+  const PowerMeter& meter() const override { return *meter_; }
+  std::string gpu_name() const override;
   const Options& options() const { return options_; }
   // Whether this backend has a CUDA context of its own (made by open_context()).
   bool owns_context() const { return own_context_ != nullptr; }

@@ -178,18 +178,23 @@ std::vector<ClockWrite> load_clock_snapshot(const fs::path& file) {
 JetsonClockControl::JetsonClockControl(JetsonClockOptions options) : options_(std::move(options)) {
   if (options_.snapshot_file.empty()) options_.snapshot_file = default_snapshot_file();
   const fs::path& root = options_.sysfs_root;
+  // Not a Jetson's clock tree: the machine's answer to `--clocks jetson`, not a failure.
+  const auto not_jetson = [](const std::string& why) {
+    return InputError(std::nullopt, "--clocks",
+                      "jetson: clock control: " + why + ": not a Jetson (or --sysfs-root names " +
+                          "no Jetson's tree)");
+  };
   if (numbered_entries(root / kCpuDir / "cpufreq", "policy").empty()) {
-    throw Error("clock control: no cpufreq policy under " + (root / kCpuDir / "cpufreq").string());
+    throw not_jetson("no cpufreq policy under " + (root / kCpuDir / "cpufreq").string());
   }
   if (options_.gpu_devfreq) {
     gpu_node_ = *options_.gpu_devfreq;
     if (!fs::exists(root / kDevfreqDir / gpu_node_)) {
-      throw Error("clock control: no devfreq node " + (root / kDevfreqDir / gpu_node_).string());
+      throw not_jetson("no devfreq node " + (root / kDevfreqDir / gpu_node_).string());
     }
   } else {
     const std::optional<std::string> gpu = find_gpu_devfreq(root);
-    if (!gpu)
-      throw Error("clock control: no GPU devfreq node under " + (root / kDevfreqDir).string());
+    if (!gpu) throw not_jetson("no GPU devfreq node under " + (root / kDevfreqDir).string());
     gpu_node_ = *gpu;
   }
   std::error_code ec;
@@ -197,8 +202,10 @@ JetsonClockControl::JetsonClockControl(JetsonClockOptions options) : options_(st
     if (!options_.allow_changes) {
       unrestored_ = options_.snapshot_file;
     } else {
-      // A run that died before restoring: put its snapshot back before anything else.
+      // A run that died before restoring: put its snapshot back before anything else, once
+      // every line of it is known to name a clock file of this device (nothing else is written).
       const std::vector<ClockWrite> left = load_clock_snapshot(options_.snapshot_file);
+      require_restorable(left, options_.snapshot_file.string());
       for (const ClockWrite& w : ordered(left)) write_verified(w);
       fs::remove(options_.snapshot_file, ec);
       recovered_ = options_.snapshot_file;
@@ -360,8 +367,52 @@ ClockChange JetsonClockControl::set(const models::PowerMode& mode) {
   return change;
 }
 
+std::vector<std::string> JetsonClockControl::clock_files() const {
+  const fs::path cpu = options_.sysfs_root / kCpuDir;
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (int n : numbered_entries(cpu, "cpu")) {
+    const fs::path file = cpu / ("cpu" + std::to_string(n)) / "online";
+    if (fs::exists(file, ec)) files.push_back(file.string());
+  }
+  for (int p : numbered_entries(cpu / "cpufreq", "policy")) {
+    const fs::path dir = cpu / "cpufreq" / ("policy" + std::to_string(p));
+    files.push_back((dir / "scaling_min_freq").string());
+    files.push_back((dir / "scaling_max_freq").string());
+  }
+  const fs::path gpu = options_.sysfs_root / kDevfreqDir / gpu_node_;
+  files.push_back((gpu / "min_freq").string());
+  files.push_back((gpu / "max_freq").string());
+  const fs::path emc = options_.sysfs_root / kEmcDir;
+  files.push_back((emc / "mrq_rate_locked").string());
+  files.push_back((emc / "rate").string());
+  return files;
+}
+
+void JetsonClockControl::require_restorable(const std::vector<ClockWrite>& writes,
+                                            const std::string& source) const {
+  const std::vector<std::string> allowed = clock_files();
+  static const std::regex number("[0-9]{1,19}");
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    const ClockWrite& w = writes[i];
+    const std::string where = source + ":" + std::to_string(i + 1);
+    if (std::find(allowed.begin(), allowed.end(), w.path) == allowed.end()) {
+      throw InputError(where + ": " + w.path + " is not a clock file of this device under " +
+                       options_.sysfs_root.string() +
+                       "; nothing was restored (restore the clocks by hand, or reboot, and delete "
+                       "the snapshot)");
+    }
+    if (!std::regex_match(w.value, number)) {
+      throw InputError(where + ": \"" + w.value + "\" for " + w.path +
+                       " is not a clock value (a whole number); nothing was restored (restore "
+                       "the clocks by hand, or reboot, and delete the snapshot)");
+    }
+  }
+}
+
 void JetsonClockControl::restore() {
   if (snapshot_.empty()) return;
+  require_restorable(snapshot_, "the clock snapshot");
   for (const ClockWrite& w : ordered(snapshot_)) write_verified(w);
   snapshot_.clear();
   std::error_code ec;

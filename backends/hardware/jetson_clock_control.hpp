@@ -11,7 +11,9 @@
 // It writes only with allow_changes (--allow-clock-changes); otherwise set() is a dry run that
 // reads and reports. Before its first write it snapshots every file it may write and persists the
 // snapshot to `snapshot_file`; restore() writes it back. A snapshot file left by a run that died
-// (SIGKILL, power loss) is restored when the next control with allow_changes is constructed.
+// (SIGKILL, power loss) is restored when the next control with allow_changes is constructed --
+// only when every line names one of this device's clock files under the sysfs root with a whole
+// number: a snapshot naming any other path is refused with one line and nothing is written.
 //
 //   JetsonClockControl clocks({.sysfs_root = "/", .allow_changes = true});
 //   ClockGuard guard(clocks);
@@ -44,8 +46,9 @@ bool has_jetson_clocks(const std::filesystem::path& sysfs_root);
 
 class JetsonClockControl final : public ClockControl {
  public:
-  // Reads the tree (Error when it has no cpufreq or no GPU devfreq node). With allow_changes and a
-  // snapshot file left by a dead run, restores it first (recovered() then says so).
+  // Reads the tree (InputError, key "--clocks", when it has no cpufreq or no GPU devfreq node: not
+  // a Jetson). With allow_changes and a snapshot file left by a dead run, restores it first
+  // (recovered() then says so).
   explicit JetsonClockControl(JetsonClockOptions options);
   ~JetsonClockControl() override = default;
 
@@ -67,6 +70,13 @@ class JetsonClockControl final : public ClockControl {
 
  private:
   std::vector<ClockWrite> take_snapshot() const;
+  // Every file this control may write under the sysfs root, as plan() and take_snapshot() name
+  // them: the cores' `online`, each policy's scaling_{min,max}_freq, the GPU's {min,max}_freq and
+  // the EMC's mrq_rate_locked and rate.
+  std::vector<std::string> clock_files() const;
+  // InputError, located at `source`:line, for a write to a file outside clock_files() or of a
+  // value that is not a whole number; checked before anything is written.
+  void require_restorable(const std::vector<ClockWrite>& writes, const std::string& source) const;
   void write_verified(const ClockWrite& w) const;
 
   JetsonClockOptions options_;

@@ -1,30 +1,42 @@
 #include "backends/hardware/noisy_backend.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "backends/simulated_backend.hpp"
 #include "models/error.hpp"
 
 namespace fulcrum::backends {
 
 NoisyBackend::NoisyBackend(std::unique_ptr<Backend> inner, Options options)
     : inner_(std::move(inner)), options_(options), rng_(options.seed) {
-  if (!(options_.sigma >= 0) || !std::isfinite(options_.sigma)) {
-    throw InputError(std::nullopt, "--noise", "must be a finite number >= 0");
+  if (!(options_.sigma >= 0 && options_.sigma <= kMaxSigma)) {
+    throw InputError(std::nullopt, "--noise",
+                     "must be a number in [0, " + std::to_string(static_cast<int>(kMaxSigma)) +
+                         "] (the standard deviation of the log of the time factor; 0.05 ~ 5%)");
   }
 }
 
 const Completion& NoisyBackend::execute(const WorkItem& item) {
   last_ = inner_->execute(item);
   if (options_.sigma > 0) {
-    const double factor = std::exp(options_.sigma * normal_(rng_));
-    const double ns =
-        std::max(1.0, std::round(static_cast<double>(last_.duration.count()) * factor));
+    const double z = std::clamp(normal_(rng_), -kMaxDeviations, kMaxDeviations);
+    const double factor = std::exp(options_.sigma * z);
+    const double ns = std::clamp(std::round(static_cast<double>(last_.duration.count()) * factor),
+                                 1.0, kMaxItemNs);
     const double scale = ns / static_cast<double>(last_.duration.count());
     last_.duration = std::chrono::nanoseconds(static_cast<std::int64_t>(ns));
     for (double& e : last_.rail_energy_j) e *= scale;
     last_.module_energy_j *= scale;
   }
-  if (options_.real_time) last_.duration = seat_.take(last_.duration);
+  if (options_.real_time) {
+    if (const std::optional<std::chrono::nanoseconds> took = seat_.take(last_.duration)) {
+      last_.duration = *took;
+    } else {
+      last_.cut_short = true;  // the duration it would have taken stays
+    }
+  }
   return last_;
 }
 

@@ -16,13 +16,7 @@
 namespace fulcrum::backends {
 
 // What NVML says about one GPU (for device.json and `devices --probe`).
-struct NvmlDeviceInfo {
-  std::string name;                       // "NVIDIA H100 80GB HBM3"
-  std::string driver_version;             // "580.65.06"
-  std::optional<unsigned> sm_clock_mhz;   // current, read back
-  std::optional<unsigned> mem_clock_mhz;  // current, read back
-  std::optional<double> power_limit_w;
-};
+using NvmlDeviceInfo = MeteredDeviceInfo;
 
 class NvmlPowerMeter final : public PowerMeter {
  public:
@@ -36,6 +30,7 @@ class NvmlPowerMeter final : public PowerMeter {
   const std::vector<std::string>& rail_names() const override { return rail_names_; }
   void start() override;
   EnergyReading stop() override;
+  std::optional<MeteredDeviceInfo> description() const override { return info(); }
 
   NvmlDeviceInfo info() const;
   double read_power_w() const;   // nvmlDeviceGetPowerUsage now, in W

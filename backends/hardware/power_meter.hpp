@@ -35,6 +35,16 @@ struct EnergyReading {
   double average_power_w() const { return duration_s > 0 ? module_energy_j / duration_s : 0; }
 };
 
+// What a meter can say about the device it reads, beside its readings (NVML names the GPU, its
+// driver, its current clocks and power limit): for device.json and `devices --probe`.
+struct MeteredDeviceInfo {
+  std::string name;                       // "NVIDIA H100 80GB HBM3"
+  std::string driver_version;             // "580.65.06"
+  std::optional<unsigned> sm_clock_mhz;   // current, read back
+  std::optional<unsigned> mem_clock_mhz;  // current, read back
+  std::optional<double> power_limit_w;
+};
+
 class PowerMeter {
  public:
   virtual ~PowerMeter() = default;
@@ -49,6 +59,9 @@ class PowerMeter {
   virtual const std::vector<std::string>& rail_names() const = 0;
   // Whether the readings are measurements (false only for NullPowerMeter, whose energies are 0).
   virtual bool measures() const { return true; }
+  // What the meter's source says about the device (NVML); nullopt where it says nothing (the
+  // INA3221 rails, NullPowerMeter). Ask this instead of the meter's concrete class.
+  virtual std::optional<MeteredDeviceInfo> description() const { return std::nullopt; }
 
   // Starts a measuring window (a sampling thread where the meter samples). Error when a window is
   // already open or the meter cannot be read.

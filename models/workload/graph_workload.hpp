@@ -64,6 +64,7 @@ class GraphWorkload final : public Workload {
   double input_bytes_per_sample() const override { return input_bytes_per_sample_; }
   // batch_size >= 1, else InputError. Layers with no work (input, views) are left out.
   std::vector<LayerWork> layer_work(Phase phase, int batch_size) const override;
+  const GraphWorkload* graph() const override { return this; }
 
   double macs_per_sample() const { return macs_per_sample_; }
   // The architecture choices behind this model (configuration, what was left out).

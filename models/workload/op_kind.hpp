@@ -23,6 +23,10 @@ enum class OpKind {
   view,       // reshape, flatten, channel slice: no data movement, no kernel
 };
 
+// The number of kinds, for tables indexed by OpKind (backends/cuda/ops/): `view` stays the last
+// enumerator, and a new kind goes before it.
+inline constexpr int kOpKindCount = static_cast<int>(OpKind::view) + 1;
+
 // The kind's lower-case name ("conv", "linear", ...), for messages and listings.
 const char* to_string(OpKind kind);
 

@@ -13,6 +13,8 @@
 
 namespace fulcrum::models {
 
+class GraphWorkload;
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -27,6 +29,10 @@ class Workload {
   virtual std::vector<LayerWork> layer_work(Phase phase, int batch_size) const = 0;
 
   PhaseCost cost(Phase phase, int batch_size) const { return total(layer_work(phase, batch_size)); }
+
+  // The layer graph behind this workload, for a backend that executes layers one by one (the cuda
+  // backend); nullptr where the workload has none.
+  virtual const GraphWorkload* graph() const { return nullptr; }
 };
 
 }  // namespace fulcrum::models

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "backends/hardware/jetson_clock_control.hpp"
-#include "backends/hardware/nvml_power_meter.hpp"
+#include "backends/hardware/power_meter.hpp"
 #include "models/device/mode_space.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
@@ -358,9 +358,7 @@ std::string device_json(const models::DeviceSpec& device, const std::string& bac
     meter = std::make_unique<backends::NullPowerMeter>();
   }
   // On a data-centre GPU NVML names the GPU and the driver; elsewhere the catalog's device.
-  const auto* nvml = dynamic_cast<const backends::NvmlPowerMeter*>(meter.get());
-  const std::optional<backends::NvmlDeviceInfo> info =
-      nvml ? std::optional(nvml->info()) : std::nullopt;
+  const std::optional<backends::MeteredDeviceInfo> info = meter->description();
   w.key("gpu_name").value(info && !info->name.empty() ? info->name : device.name);
   if (info && !info->driver_version.empty()) {
     w.key("driver").value(info->driver_version);

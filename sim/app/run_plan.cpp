@@ -214,6 +214,7 @@ RunResult RunPlan::simulate(RunObserver* observer, ProgressFn progress) const {
   setup.pipeline = pipeline_.get();
   setup.on_clock_start = on_clock_start_;
   setup.on_clock_end = on_clock_end_;
+  setup.stop_requested = [] { return pending_interrupt().has_value(); };
   return sim::run(setup, *backend_, observer, std::move(progress));
 }
 

@@ -37,7 +37,7 @@ RunReport run_scenario(const RunRequest& request, std::ostream* notes, ProgressF
   }
   // A hardware run also writes device.json: what measured it (GPU, driver, clocks read back, the
   // power meter and its interval) and the meter over the whole run.
-  const bool hardware = request.plan.backend.name != "sim";
+  const bool hardware = plan.backend().is_measured();
   const models::DeviceSpec& device = plan.device();
   std::unique_ptr<backends::ClockControl> clocks;
   std::optional<RunMeter> run_meter;

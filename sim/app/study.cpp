@@ -136,6 +136,7 @@ StudyReport run_study(const StudyRequest& request, StudyProgress progress) {
   report.out_dir = request.out_dir ? *request.out_dir : std::filesystem::path("out") / spec.name;
   ResultFolder::Options folder_options;
   folder_options.wait = request.wait;
+  folder_options.layout = &study_layout();
   ResultFolder folder(report.out_dir, std::move(folder_options));
 
   const std::size_t total = spec.runs();

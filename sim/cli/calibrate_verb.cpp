@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -14,11 +15,12 @@
 #include "models/perf/cross_mode_fit.hpp"
 #include "models/perf/profile_csv.hpp"
 #include "models/workload/workload_catalog.hpp"
-#include "sim/config/data_dirs.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/calibration_loader.hpp"
 #include "sim/config/cross_mode_loader.hpp"
+#include "sim/config/data_dirs.hpp"
 #include "sim/report/atomic_file.hpp"
+#include "sim/report/output_path.hpp"
 
 namespace fulcrum::sim {
 
@@ -26,10 +28,26 @@ namespace po = boost::program_options;
 
 namespace {
 
+// Where --out puts the calibration: a .yaml file as given, else <device><suffix>.yaml in the
+// folder.
+std::filesystem::path output_path(std::filesystem::path path, const std::string& device,
+                                  const std::string& suffix) {
+  if (path.extension() != ".yaml") path /= device + suffix + ".yaml";
+  return path;
+}
+
+// --out checked before any work: a .yaml file by check_output_file, a folder by
+// check_output_folder and then the file it gets.
+void check_out(const std::filesystem::path& out, const std::string& device,
+               const std::string& suffix, const std::vector<std::filesystem::path>& inputs) {
+  if (out.extension() != ".yaml") check_output_folder(out, "--out", inputs);
+  check_output_file(output_path(out, device, suffix), "--out", inputs);
+}
+
 void write_atomically(std::filesystem::path path, const std::string& device,
                       const std::string& suffix, const std::string& text, std::ostream& err,
                       bool quiet) {
-  if (path.extension() != ".yaml") path /= device + suffix + ".yaml";
+  path = output_path(path, device, suffix);
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   AtomicFile file(path);  // a failed write never leaves a half calibration under the real name
@@ -98,21 +116,71 @@ int calibrate_modes(const po::variables_map& vm, const models::DeviceSpec& devic
       phase != "training" && phase != "inference") {
     throw InputError(std::nullopt, "fulcrum calibrate", "--phase must be training or inference");
   }
+  if (vm.count("fit") && vm.count("fit-sample")) {
+    throw InputError(std::nullopt, "--fit-sample", "give either --fit or --fit-sample, not both");
+  }
+  if (vm.count("at") && !vm.count("fit") && !vm.count("fit-sample")) {
+    throw InputError(std::nullopt, "--at", "only with --fit or --fit-sample");
+  }
   const std::uint64_t seed = vm.count("seed") ? parse_seed(vm["seed"].as<std::string>()) : 1;
+  // Every input is read and checked before the (minutes-long) fit: the profile CSVs, --out.
+  std::vector<std::filesystem::path> inputs;
+  for (const char* key : {"fit", "at"}) {
+    if (vm.count(key)) inputs.emplace_back(vm[key].as<std::string>());
+  }
+  if (vm.count("out")) {
+    check_out(vm["out"].as<std::string>(), device.name, "-modes", inputs);
+  }
+  std::optional<std::string> workload;
+  if (vm.count("workload")) {
+    workload = models::canonical_workload_name(vm["workload"].as<std::string>());
+    try {
+      catalog.get(*workload);
+    } catch (const InputError& e) {
+      throw InputError(std::nullopt, "--workload", e.problem());
+    }
+  }
+  std::optional<models::ProfileTable> fit_table, at_table;
+  if (vm.count("fit")) fit_table = models::read_profile_csv(vm["fit"].as<std::string>());
+  if (vm.count("at")) at_table = models::read_profile_csv(vm["at"].as<std::string>());
   const std::vector<models::ModeRow> all = read_cross_mode_reference(reference, device);
   if (vm.count("fit") || vm.count("fit-sample")) {
-    const std::string w(models::canonical_workload_name(vm["workload"].as<std::string>()));
-    catalog.get(w);
+    const std::string w = *workload;
+    std::vector<models::ModeRow> profile;
+    std::vector<models::ModeRow> at_rows;
+    if (fit_table) profile = models::mode_rows(*fit_table, device, w);
+    if (at_table) at_rows = models::mode_rows(*at_table, device, w);
+    if (fit_table && profile.empty()) {
+      throw InputError(std::nullopt, "--fit",
+                       "no rows of workload " + w + " in " + fit_table->source);
+    }
+    if (at_table && at_rows.empty()) {
+      throw InputError(std::nullopt, "--at",
+                       "no rows of workload " + w + " in " + at_table->source);
+    }
+    if (vm.count("fit-sample")) {
+      const std::string phase = vm["phase"].as<std::string>();
+      const models::Phase ph =
+          phase == "training" ? models::Phase::training : models::Phase::inference;
+      std::size_t available = 0;
+      for (const auto& r : all) available += r.workload == w && r.phase == ph ? 1 : 0;
+      const std::size_t k = vm["fit-sample"].as<std::size_t>();
+      // At least one row to fit and, without --at, one left to report on.
+      const std::size_t most = at_table ? available : (available > 0 ? available - 1 : 0);
+      if (k < 1 || k > most) {
+        throw InputError(std::nullopt, "--fit-sample",
+                         "expected 1 to " + std::to_string(most) + " (the reference has " +
+                             std::to_string(available) + " " + phase + " rows of " + w + "), got " +
+                             std::to_string(k));
+      }
+    }
     // The device's coefficients from every reference row of other workloads: W is new to it.
     std::vector<models::ModeRow> device_rows;
     for (const auto& r : all) {
       if (r.workload != w) device_rows.push_back(r);
     }
     const models::CrossModeFit device_fit = models::fit_cross_mode(device, device_rows, catalog);
-    std::vector<models::ModeRow> profile;
-    if (vm.count("fit")) {
-      profile = models::mode_rows(models::read_profile_csv(vm["fit"].as<std::string>()), device, w);
-    } else {
+    if (!fit_table) {
       const std::string phase = vm["phase"].as<std::string>();
       const models::Phase ph =
           phase == "training" ? models::Phase::training : models::Phase::inference;
@@ -129,8 +197,8 @@ int calibrate_modes(const po::variables_map& vm, const models::DeviceSpec& devic
     cal.workloads.erase(key);
     cal.workloads[key] = models::fit_workload(device, cal.device, key, profile, catalog);
     std::vector<models::ModeRow> rest;
-    if (vm.count("at")) {
-      rest = models::mode_rows(models::read_profile_csv(vm["at"].as<std::string>()), device, w);
+    if (at_table) {
+      rest = at_rows;
     } else {
       for (const auto& r : all) {
         if (r.workload != w || r.phase != key.second) continue;
@@ -138,6 +206,10 @@ int calibrate_modes(const po::variables_map& vm, const models::DeviceSpec& devic
         for (const auto& p : profile) profiled = profiled || same_point(p, r);
         if (!profiled) rest.push_back(r);
       }
+    }
+    if (rest.empty()) {
+      throw InputError(std::nullopt, "--fit",
+                       "no reference rows of " + w + " are left to report on");
     }
     out << "new workload " << w << " " << models::to_string(key.second) << ": device fitted on "
         << device_rows.size() << " rows of other workloads, workload fitted on " << profile.size()
@@ -226,6 +298,15 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
         options);
     return 0;
   }
+  if (!vm.count("modes")) {
+    // These shape a --modes fit; without --modes they would be ignored.
+    for (const char* key : {"holdout", "fit", "fit-sample", "workload", "at", "seed"}) {
+      if (vm.count(key)) {
+        throw InputError(std::nullopt, std::string("--") + key, "only with --modes");
+      }
+    }
+    if (!vm["phase"].defaulted()) throw InputError(std::nullopt, "--phase", "only with --modes");
+  }
   DataDir reference = default_reference_dir();
   if (vm.count("reference")) reference = {vm["reference"].as<std::string>(), "from --reference"};
   if (std::error_code ec; !std::filesystem::is_directory(reference.path, ec)) {
@@ -237,6 +318,9 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
   const models::DeviceSpec& device = catalog.get(vm["device"].as<std::string>());
   if (vm.count("modes")) return calibrate_modes(vm, device, reference.path, out, err);
+  if (vm.count("out")) {
+    check_out(vm["out"].as<std::string>(), device.name, "", {});
+  }
   const CalibrationReport report = calibrate_from_reference(reference.path, device);
   if (!vm.count("quiet")) out << report.table;
   if (vm.count("out")) {

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "models/error.hpp"
-#include "sim/cli/verbs.hpp"
 #include "sim/app/version.hpp"
+#include "sim/cli/verbs.hpp"
 
 namespace fulcrum::sim {
 

@@ -14,15 +14,17 @@
 #include <vector>
 
 #include "backends/backend_factory.hpp"
-#include "backends/hardware/nvml_power_meter.hpp"
+#include "backends/hardware/power_meter.hpp"
 #include "models/device/device_catalog.hpp"
 #include "models/device/power_mode.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
 #include "sim/app/profiling.hpp"
-#include "sim/config/data_dirs.hpp"
 #include "sim/cli/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
+#include "sim/config/data_dirs.hpp"
+#include "sim/report/catalog_json.hpp"
+#include "sim/report/output_path.hpp"
 #include "sim/report/summary.hpp"
 
 namespace fulcrum::sim {
@@ -108,14 +110,15 @@ std::string number(double v) {
 // CURRENT: Fulcrum never changes a data-centre GPU's clocks.
 std::string probe_yaml(const std::string& name, std::ostream& err) {
   const backends::GpuDescription g = backends::probe_gpu(0);
-  std::optional<backends::NvmlDeviceInfo> info;
+  std::optional<backends::MeteredDeviceInfo> info;
   std::optional<double> idle_w;
   try {
-    backends::NvmlPowerMeter meter({});
-    info = meter.info();
-    meter.start();
+    const std::unique_ptr<backends::PowerMeter> meter =
+        backends::make_power_meter({.kind = backends::PowerMeterKind::nvml});
+    info = meter->description();
+    meter->start();
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    idle_w = meter.stop().average_power_w();
+    idle_w = meter->stop().average_power_w();
   } catch (const std::exception& e) {
     err << "fulcrum: devices --probe: no NVML readings (" << e.what() << ")\n";
   }
@@ -177,7 +180,8 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
       "probe", "describe the GPU at hand (CUDA runtime, NVML) as a catalog device file")(
       "name", po::value<std::string>()->default_value("probed-gpu"),
       "--probe: the catalog name of the device (and its file name)")(
-      "out", po::value<std::string>(), "--probe: write the device file here (default: stdout)");
+      "out", po::value<std::string>(), "--probe: write the device file here (default: stdout)")(
+      "json", "print the catalog (or the device NAME) as JSON on stdout");
   const auto [vm, names] = parse_verb("devices", args, options, "device");
   if (vm.count("help")) {
     out << verb_usage("devices [NAME] | devices --probe [--name NAME] [--out FILE]",
@@ -189,7 +193,11 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
                       options);
     return 0;
   }
+  if (vm.count("out") && !vm.count("probe")) {
+    throw InputError(std::nullopt, "--out", "only with --probe");
+  }
   if (vm.count("probe")) {
+    if (vm.count("out")) check_output_file(vm["out"].as<std::string>(), "--out");
     const std::string text = probe_yaml(vm["name"].as<std::string>(), err);
     if (vm.count("out")) {
       write_file_atomically(vm["out"].as<std::string>(), text);
@@ -199,6 +207,16 @@ int cmd_devices(const std::vector<std::string>& args, std::ostream& out, std::os
     return 0;
   }
   const models::DeviceCatalog catalog = devices_from(default_data_dir());
+  if (vm.count("json")) {
+    std::vector<const models::DeviceSpec*> chosen;
+    if (!names.empty()) {
+      chosen.push_back(&catalog.get(only_operand(names, "devices", "expected at most one NAME")));
+    } else {
+      for (const models::DeviceSpec& d : catalog.devices()) chosen.push_back(&d);
+    }
+    out << devices_json(chosen);
+    return 0;
+  }
   if (!names.empty()) {
     print_device(catalog.get(only_operand(names, "devices", "expected at most one NAME")), out);
     return 0;

@@ -8,7 +8,18 @@
 
 #include "models/error.hpp"
 #include "sim/cli/cli.hpp"
+#include "sim/config/input_text.hpp"
 #include "sim/report/interrupt.hpp"
+
+namespace {
+
+// What reaches the terminal is one line of text: a byte the message echoes from a file (a binary
+// CSV header, a control sequence) is written escaped, never raw.
+std::string terminal_line(const char* what) {
+  return fulcrum::sim::printable(what, std::string::npos);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
@@ -16,15 +27,15 @@ int main(int argc, char** argv) {
     return fulcrum::sim::run_cli(args, std::cout, std::cerr);
   } catch (const fulcrum::sim::Interrupted& e) {
     std::cout.flush();
-    std::cerr << e.what() << '\n';
+    std::cerr << terminal_line(e.what()) << '\n';
     return e.exit_status();
   } catch (const fulcrum::InputError& e) {
     std::cout.flush();
-    std::cerr << e.what() << '\n';
+    std::cerr << terminal_line(e.what()) << '\n';
     return 2;
   } catch (const std::exception& e) {
     std::cout.flush();
-    std::cerr << "fulcrum: internal error: " << e.what() << '\n';
+    std::cerr << "fulcrum: internal error: " << terminal_line(e.what()) << '\n';
     return 1;
   } catch (...) {
     std::cerr << "fulcrum: internal error: unknown exception\n";

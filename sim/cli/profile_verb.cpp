@@ -1,29 +1,21 @@
 // `fulcrum profile`: measures training and inference minibatches on a backend over power modes
 // and batch sizes, and writes the profile CSV that the `table` performance model reads.
 #include <boost/program_options.hpp>
-#include <chrono>
-#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "backends/backend_factory.hpp"
-#include "backends/hardware/minibatch_profiler.hpp"
-#include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
-#include "models/workload/workload_catalog.hpp"
-#include "sim/app/profiling.hpp"
+#include "sim/app/profile.hpp"
 #include "sim/cli/verb_support.hpp"
-#include "sim/config/data_dirs.hpp"
-#include "sim/config/perf_model_loader.hpp"
 #include "sim/report/interrupt.hpp"
-#include "sim/report/summary.hpp"
+#include "sim/report/profile_report.hpp"
 
 namespace fulcrum::sim {
 
 namespace po = boost::program_options;
-using namespace app;  // the profiling helpers
 
 int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string backend_help =
@@ -47,7 +39,7 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
       "dataset", po::value<std::string>()->default_value("random"),
       "the dataset column of the CSV (the inputs are random tensors)")(
       "out", po::value<std::string>()->default_value("profile.csv"), "the profile CSV to write")(
-      "quiet,q", "no progress lines");
+      "quiet,q", "no progress lines")("json", "print what was written as JSON on stdout");
   add_settle_options(options);
   add_clock_options(options);
   add_backend_flag_options(options);
@@ -83,117 +75,39 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!vm.count("workloads")) {
     throw InputError(std::nullopt, "--workloads", "missing: which workloads to profile");
   }
-  const std::string backend_name = vm["backend"].as<std::string>();
-  backends::require_available(backend_name);
-  const bool hardware = backend_name != "sim";
+  app::ProfileRequest request;
+  request.backend.name = vm["backend"].as<std::string>();
+  backends::require_available(request.backend.name);
   const std::string clock = vm["clock"].as<std::string>();
   if (clock != "virtual" && clock != "wall") {
     throw InputError(std::nullopt, "--clock", "expected virtual or wall, got '" + clock + "'");
   }
-  const SettleOptions settle = settle_options_from(vm);
-  const BackendFlags flags = backend_flags_from(vm, backend_name);
-  const bool quiet = vm.count("quiet") > 0;
-  const std::string data_dir = default_data_dir();
-  const models::DeviceCatalog devices = devices_from(data_dir);
-  const models::DeviceSpec& device = devices.get(vm["device"].as<std::string>());
-
-  std::vector<backends::ProfilePoint> points;
-  const std::vector<std::string> phases = parse_word_list(vm["phases"].as<std::string>());
-  const std::vector<int> batches =
-      parse_int_list(vm["batch-sizes"].as<std::string>(), "--batch-sizes");
-  for (const std::string& name : parse_word_list(vm["workloads"].as<std::string>())) {
-    const models::Workload* w = models::workload_catalog().find(name);
-    if (w == nullptr) {
-      throw InputError(std::nullopt, "--workloads",
-                       "unknown workload '" + name + "'; see fulcrum workloads");
-    }
-    for (const std::string& phase : phases) {
-      if (phase != "training" && phase != "inference") {
-        throw InputError(std::nullopt, "--phases",
-                         "expected training or inference, got '" + phase + "'");
-      }
-      for (int b : batches) {
-        points.push_back(
-            {w, phase == "training" ? models::Phase::training : models::Phase::inference, b});
-      }
-    }
-  }
-  if (points.empty())
-    throw InputError(std::nullopt, "--workloads", "expected at least one workload");
-  const std::vector<models::PowerMode> requested =
-      vm.count("modes") ? parse_modes(vm["modes"].as<std::string>(), device)
-                        : std::vector<models::PowerMode>{models::default_mode(device)};
+  request.backend.real_time = clock == "wall";
+  const BackendFlags flags = backend_flags_from(vm, request.backend.name);
+  request.backend.cuda_graphs = flags.cuda_graphs;
+  request.backend.layer_timing = flags.profile_layers;
+  request.settle = settle_options_from(vm);
+  request.clocks = clock_options_from(vm);
+  request.quiet = vm.count("quiet") > 0;
+  request.device = vm["device"].as<std::string>();
+  request.out_csv = vm["out"].as<std::string>();
+  request.dataset = vm["dataset"].as<std::string>();
+  request.workloads = app::parse_word_list(vm["workloads"].as<std::string>());
+  request.phases = app::parse_word_list(vm["phases"].as<std::string>());
+  request.batch_sizes = app::parse_int_list(vm["batch-sizes"].as<std::string>(), "--batch-sizes");
+  if (vm.count("modes")) request.modes = vm["modes"].as<std::string>();
+  request.repeats = vm["repeats"].as<int>();
+  request.discard = vm["discard"].as<int>();
 
   const InterruptHandlers interrupt_handlers;
-  std::unique_ptr<models::PerfModel> model;
-  if (!hardware) model = load_perf_model(AnalyticPerfModel{}, data_dir, device);
-  const std::unique_ptr<backends::Backend> backend =
-      backends::make_backend(backend_name, {.device = &device,
-                                            .perf_model = model.get(),
-                                            .real_time = clock == "wall",
-                                            .cuda_graphs = flags.cuda_graphs,
-                                            .layer_timing = flags.profile_layers});
-  std::ostream& notes = err;
-  const ClockOptions clock_options = clock_options_from(vm);
-  const std::unique_ptr<backends::ClockControl> clocks =
-      make_clock_control(clock_options, hardware, notes);
-  const std::unique_ptr<backends::PowerMeter> meter =
-      make_profile_meter(hardware, clock_options, device, notes);
-  const std::vector<models::PowerMode> modes =
-      measurable_modes(requested, hardware, clocks.get(), device, notes);
-
-  const std::string out_path = vm["out"].as<std::string>();
-  std::vector<backends::ProfileMeasurement> rows;
-  std::vector<IdleMeasurement> idle;
-  {
-    std::optional<backends::ClockGuard> guard;
-    if (clocks) guard.emplace(*clocks, restore_failure_printer(err));
-    backends::MinibatchProfiler profiler(
-        *backend, clocks.get(),
-        {.repeats = vm["repeats"].as<int>(),
-         .discard = vm["discard"].as<int>(),
-         .settle = settle.settle,
-         .meter = meter.get(),
-         .window = settle.window,
-         .check_point = [&out_path, restores = clocks && clocks->can_change()] {
-           if (const std::optional<int> s = pending_interrupt()) {
-             throw Interrupted(*s, "nothing was written to " + out_path +
-                                       (restores ? "; the clocks were restored" : ""));
-           }
-         }});
-    if (!quiet) {
-      err << "fulcrum: profiling " << points.size() << " points x " << modes.size() << " modes on "
-          << device.name << " (backend " << backend_name
-          << (clocks ? ", clocks " + clocks->name() : std::string()) << ")\n";
+  const ProfileReport r = app::profile(request, err);
+  if (!request.quiet) {
+    err << "fulcrum: wrote " << r.rows << " rows to " << r.out_csv.string() << "\n";
+    if (r.layers_csv) {
+      err << "fulcrum: wrote the per-layer times to " << r.layers_csv->string() << "\n";
     }
-    rows = measure_points(profiler, points, modes, quiet ? nullptr : &err);
-    // A real device's baseload, in the mode the clocks are in now (the last one; only one
-    // where the clocks cannot change).
-    // Metered once the power has settled after the last point's load; the CSV's comments and
-    // stderr say how long that took, and whether it did.
-    if (backend->runs_in_real_time() && hardware) {
-      idle = measure_idle(*backend, {modes.back()}, quiet ? nullptr : &err);
-    }
-    if (guard) guard->finish();
   }
-  std::vector<std::string> comments = {
-      "fulcrum profile: device " + device.name + ", backend " + backend_name +
-          (backend->runs_in_real_time() ? " (real time)" : " (predictions)") +
-          (clocks ? ", clocks " + clocks->name() : std::string()),
-      "method: discard " + std::to_string(vm["discard"].as<int>()) + " minibatch(es), settle " +
-          fixed(settle.settle_s, 1) + " s back to back (real-time backends), median of " +
-          std::to_string(vm["repeats"].as<int>()) +
-          (meter ? "; power: " + meter->name() + " energy over windows of >= " +
-                       fixed(settle.window_s, 2) + " s of back-to-back minibatches"
-                 : std::string())};
-  write_file_atomically(out_path, profile_csv_text(rows, device.rails, comments,
-                                                   vm["dataset"].as<std::string>(), idle));
-  if (!quiet) err << "fulcrum: wrote " << rows.size() << " rows to " << out_path << "\n";
-  if (flags.profile_layers) {
-    const std::filesystem::path layers = layer_times_path(out_path);
-    write_file_atomically(layers, layer_times_csv_text(rows));
-    if (!quiet) err << "fulcrum: wrote the per-layer times to " << layers.string() << "\n";
-  }
+  if (vm.count("json")) out << profile_json(r);
   return 0;
 }
 

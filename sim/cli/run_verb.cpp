@@ -37,6 +37,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "virtual: as fast as possible; wall: in real time (the sim backend then sleeps for each "
       "minibatch, as a device would take it)")(
       "quiet,q", "print nothing on success (files are still written)")(
+      "json", "print summary.json on stdout (what run prints anyway; every verb takes --json)")(
       "progress", "show progress even when stderr is not a terminal (one line per update)");
   add_backend_flag_options(options);
   const auto [vm, scenarios] = parse_verb("run", args, options, "scenario");

@@ -8,6 +8,7 @@
 #include "models/workload/workload_catalog.hpp"
 #include "sim/cli/text_table.hpp"
 #include "sim/cli/verb_support.hpp"
+#include "sim/report/catalog_json.hpp"
 
 namespace fulcrum::sim {
 
@@ -15,7 +16,7 @@ namespace po = boost::program_options;
 
 int cmd_workloads(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
   po::options_description options("Options");
-  options.add_options()("help,h", "this help");
+  options.add_options()("help,h", "this help")("json", "print the catalogs as JSON on stdout");
   const po::variables_map vm = parse_verb("workloads", args, options);
   if (vm.count("help")) {
     out << verb_usage("workloads",
@@ -23,6 +24,10 @@ int cmd_workloads(const std::vector<std::string>& args, std::ostream& out, std::
                       "(forward pass, and a training step: forward + backward + update), kernel\n"
                       "launches per minibatch, and the datasets a training job can use.",
                       options);
+    return 0;
+  }
+  if (vm.count("json")) {
+    out << workloads_json();
     return 0;
   }
   const models::WorkloadCatalog& catalog = models::workload_catalog();

@@ -233,6 +233,14 @@ class ScenarioReader {
     const bool custom = n.has("cores") || n.has("cpu_mhz") || n.has("gpu_mhz") || n.has("emc_mhz");
     if (auto p = n.optional("power_mode")) {
       if (custom) {
+        // Blame the key that --set added, not the file's own line: the user's conflict is there.
+        for (const char* key : {"cores", "cpu_mhz", "gpu_mhz", "emc_mhz"}) {
+          if (auto c = n.optional(key); c && where(*c).file == override_location().file &&
+                                        where(*p).file != override_location().file) {
+            c->fail("the scenario names the preset power_mode " + p->raw().Scalar() +
+                    "; give either a preset or cores/cpu_mhz/gpu_mhz/emc_mhz, not both");
+          }
+        }
         p->fail("give either a preset power_mode or cores/cpu_mhz/gpu_mhz/emc_mhz, not both");
       }
       d.preset = read_nonempty(*p);

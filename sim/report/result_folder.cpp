@@ -25,13 +25,11 @@ namespace {
 
 // What a run writes into its folder. A new output file is added here too, or a folder holding it
 // could no longer be replaced.
-constexpr std::array<std::string_view, 11> kDataFiles{
-    "summary.json", "run.json",          "requests.csv",     "minibatches.csv", "power.csv",
-    "trace.json",   "epochs.csv",        "device.json",         // device.json: hardware runs
-    "study.csv",    "study_summary.csv", "study_latency.csv"};  // `fulcrum study`
+constexpr std::array<std::string_view, 8> kDataFiles{
+    "summary.json", "run.json",   "requests.csv", "minibatches.csv",
+    "power.csv",    "trace.json", "epochs.csv",   "device.json"};  // device.json: hardware runs
 // The figures scripts/plot.py draws into a run's folder (its --format choices).
-constexpr std::array<std::string_view, 6> kFigures{"latency",  "latency_cdf",       "power",
-                                                   "timeline", "study_latency_cdf", "study_front"};
+constexpr std::array<std::string_view, 4> kFigures{"latency", "latency_cdf", "power", "timeline"};
 constexpr std::array<std::string_view, 3> kFigureFormats{"png", "pdf", "svg"};
 
 constexpr std::string_view kStagingTag = ".staging-";
@@ -68,19 +66,25 @@ std::string unique_suffix() {
   return std::to_string(::getpid()) + "-" + hex;
 }
 
-// Removes the result files in `dir`, then `dir` if that left it empty. Anything else stays, and
-// so does the folder: this never deletes what a run did not write.
-void remove_result_folder(const fs::path& dir) noexcept {
+// Removes the result files in `dir` (and its result sub-folders, the same way), then `dir` if
+// that left it empty. Anything else stays, and so does the folder: this never deletes what a run
+// did not write.
+void remove_result_folder(const fs::path& dir, const ResultLayout& layout) noexcept {
   std::error_code ec;
   std::vector<fs::path> files;
+  std::vector<std::pair<fs::path, const ResultLayout*>> folders;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code entry_ec;
-    if (ResultFolder::is_result_file_name(it->path().filename().string()) &&
-        it->symlink_status(entry_ec).type() == fs::file_type::regular) {
-      files.push_back(it->path());
+    const std::string name = it->path().filename().string();
+    const fs::file_type type = it->symlink_status(entry_ec).type();
+    if (type == fs::file_type::regular && layout.is_file(name)) files.push_back(it->path());
+    if (type != fs::file_type::directory) continue;
+    for (const auto& [folder, inner] : layout.folders) {
+      if (name == folder) folders.emplace_back(it->path(), inner);
     }
   }
   for (const fs::path& f : files) fs::remove(f, ec);
+  for (const auto& [folder, inner] : folders) remove_result_folder(folder, *inner);
   fs::remove(dir, ec);  // only an empty folder
 }
 
@@ -94,7 +98,26 @@ bool is_unsupported(int error) { return error == EINVAL || error == ENOSYS || er
 }  // namespace
 
 ResultFolder::Staging::~Staging() {
-  if (!path.empty()) remove_result_folder(path);
+  if (!path.empty()) remove_result_folder(path, layout ? *layout : ResultLayout::run());
+}
+
+const ResultLayout& ResultLayout::run() {
+  static const ResultLayout layout{.is_file = ResultFolder::is_result_file_name};
+  return layout;
+}
+
+const ResultLayout& ResultLayout::validation_bundle() {
+  static const ResultLayout inputs{.is_file = [](std::string_view name) {
+    return name == "scenario.yaml" || name == "profile.csv" || name == "profile-layers.csv" ||
+           name == "command.txt";
+  }};
+  static const ResultLayout bundle{
+      .is_file =
+          [](std::string_view name) {
+            return name == "comparison.json" || name == "comparison.md" || name == "device.json";
+          },
+      .folders = {{"inputs", &inputs}, {"simulated", &run()}, {"measured", &run()}}};
+  return bundle;
 }
 
 bool ResultFolder::is_result_file_name(std::string_view name) {
@@ -112,6 +135,11 @@ bool ResultFolder::is_result_file_name(std::string_view name) {
 }
 
 std::optional<std::string> ResultFolder::why_not_replaceable(const fs::path& dir) {
+  return why_not_replaceable(dir, ResultLayout::run());
+}
+
+std::optional<std::string> ResultFolder::why_not_replaceable(const fs::path& dir,
+                                                             const ResultLayout& layout) {
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(dir, ec);
   if (status.type() == fs::file_type::not_found) return std::nullopt;
@@ -122,9 +150,17 @@ std::optional<std::string> ResultFolder::why_not_replaceable(const fs::path& dir
   for (const fs::directory_iterator end; it != end; it.increment(ec)) {
     if (ec) return "cannot read it: " + ec.message();
     const std::string name = it->path().filename().string();
-    if (!is_result_file_name(name)) return "it holds '" + name + "', which a run does not write";
     std::error_code entry_ec;
     const fs::file_type type = it->symlink_status(entry_ec).type();
+    const ResultLayout* inner = nullptr;
+    for (const auto& [folder, sub] : layout.folders) {
+      if (name == folder) inner = sub;
+    }
+    if (inner != nullptr && type == fs::file_type::directory) {
+      if (auto why = why_not_replaceable(it->path(), *inner)) return name + "/: " + *why;
+      continue;
+    }
+    if (!layout.is_file(name)) return "it holds '" + name + "', which a run does not write";
     // One that vanished meanwhile (a run removing its previous result) is no one's file.
     if (type != fs::file_type::regular && type != fs::file_type::not_found) {
       return "its '" + name + "' is not a regular file";
@@ -134,7 +170,10 @@ std::optional<std::string> ResultFolder::why_not_replaceable(const fs::path& dir
 }
 
 ResultFolder::ResultFolder(fs::path target, Options options)
-    : target_(std::move(target)), options_(std::move(options)) {
+    : target_(std::move(target)),
+      options_(std::move(options)),
+      layout_(options_.layout != nullptr ? options_.layout : &ResultLayout::run()) {
+  staging_.layout = layout_;
   std::error_code ec;
   resolved_ = fs::weakly_canonical(fs::absolute(target_, ec), ec);
   if (ec) {
@@ -151,7 +190,7 @@ ResultFolder::ResultFolder(fs::path target, Options options)
                          "replace as a whole; name a new folder below it");
   }
   name_ = resolved_.filename().string();
-  if (auto why = why_not_replaceable(resolved_)) refuse(*why);
+  if (auto why = why_not_replaceable(resolved_, *layout_)) refuse(*why);
   const fs::path parent = resolved_.parent_path();
   fs::create_directories(parent, ec);
   if (ec) {
@@ -188,7 +227,7 @@ ResultFolder::ResultFolder(fs::path target, Options options)
   }
   step("locked the output folder");
   // Checked again now that no run can change it: the one we waited for may have left it so.
-  if (auto why = why_not_replaceable(resolved_)) refuse(*why);
+  if (auto why = why_not_replaceable(resolved_, *layout_)) refuse(*why);
   remove_leftovers();
 
   for (int attempt = 0; staging_.path.empty(); ++attempt) {
@@ -209,7 +248,7 @@ ResultFolder::~ResultFolder() {
   // half-done it would leave the staging folder and the lock behind.
   const CleanupScope cleanup;
   if (!staging_.path.empty()) {
-    remove_result_folder(staging_.path);
+    remove_result_folder(staging_.path, *layout_);
     staging_.path.clear();
   }
   lock_.reset();
@@ -257,14 +296,14 @@ void ResultFolder::remove_leftovers() const {
       previous.push_back(it->path());
     }
   }
-  for (const fs::path& p : staged) remove_result_folder(p);
+  for (const fs::path& p : staged) remove_result_folder(p, *layout_);
   for (const fs::path& p : previous) {
     // Killed between its two renames: the target is missing and this is the last result.
     if (!fs::exists(fs::symlink_status(resolved_, ec)) &&
         ::rename(p.c_str(), resolved_.c_str()) == 0) {
       continue;
     }
-    remove_result_folder(p);
+    remove_result_folder(p, *layout_);
   }
 }
 
@@ -272,7 +311,7 @@ void ResultFolder::publish() {
   if (published_ || staging_.path.empty()) throw Error("result folder: publish() twice");
   step("staged the result");
   // A process that is not a run may have put something into the target meanwhile.
-  if (auto why = why_not_replaceable(resolved_)) refuse(*why);
+  if (auto why = why_not_replaceable(resolved_, *layout_)) refuse(*why);
   std::error_code ec;
   const fs::file_status old = fs::symlink_status(resolved_, ec);
   fs::path previous;  // where the previous result is once the new one is in place
@@ -313,7 +352,7 @@ void ResultFolder::publish() {
   published_ = true;
   staging_.path.clear();
   publication_step("published the result", StepPhase::committed);
-  if (!previous.empty()) remove_result_folder(previous);
+  if (!previous.empty()) remove_result_folder(previous, *layout_);
   publication_step("removed the previous result", StepPhase::committed);
 }
 

@@ -19,11 +19,26 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "sim/report/folder_lock.hpp"
 #include "sim/report/interrupt.hpp"
 
 namespace fulcrum::sim {
+
+// What a result folder may hold: regular files by name, and sub-folders of given names with
+// layouts of their own. Only such a folder is replaced, and only such entries are removed.
+struct ResultLayout {
+  std::function<bool(std::string_view name)> is_file;
+  std::vector<std::pair<std::string, const ResultLayout*>> folders = {};
+
+  // A run's folder: the files of ResultFolder::is_result_file_name, no sub-folders.
+  static const ResultLayout& run();
+  // `fulcrum validate`'s bundle: comparison.json, comparison.md, device.json; inputs/ (the
+  // scenario, the profile and its layer times, the command line); simulated/ and measured/ (runs).
+  static const ResultLayout& validation_bundle();
+};
 
 // How ResultFolder claims its folder.
 struct ResultFolderOptions {
@@ -34,6 +49,8 @@ struct ResultFolderOptions {
   // false: publish with two renames instead of one exchange, as on a filesystem without
   // RENAME_EXCHANGE (for tests; the target is then absent for a moment).
   bool exchange = true;
+  // What the folder holds; null: a run's (ResultLayout::run()).
+  const ResultLayout* layout = nullptr;
 };
 
 class ResultFolder {
@@ -68,10 +85,10 @@ class ResultFolder {
   // whose every entry is a regular file that a run or scripts/plot.py writes (see
   // is_result_file_name). Lists the folder; never changes anything.
   static std::optional<std::string> why_not_replaceable(const std::filesystem::path& dir);
-  // summary.json, run.json, requests.csv, minibatches.csv, power.csv, trace.json, epochs.csv;
-  // study.csv, study_summary.csv, study_latency.csv (`fulcrum study`); the figures of
-  // scripts/plot.py (latency, latency_cdf, power, timeline) and scripts/study_plots.py
-  // (study_latency_cdf, study_front) as .png, .pdf or .svg; and
+  static std::optional<std::string> why_not_replaceable(const std::filesystem::path& dir,
+                                                        const ResultLayout& layout);
+  // summary.json, run.json, requests.csv, minibatches.csv, power.csv, trace.json, epochs.csv; the
+  // figures of scripts/plot.py (latency, latency_cdf, power, timeline as .png, .pdf or .svg); and
   // NAME.partial for a data file NAME (what earlier versions left on a failure).
   static bool is_result_file_name(std::string_view name);
 
@@ -79,6 +96,7 @@ class ResultFolder {
   // A folder of ours that is removed (its result files, then the folder) unless it was moved.
   struct Staging {
     std::filesystem::path path;
+    const ResultLayout* layout = nullptr;
     ~Staging();
   };
 
@@ -90,6 +108,7 @@ class ResultFolder {
   std::filesystem::path resolved_;  // absolute, symbolic links resolved
   std::string name_;                // resolved_'s last component
   Options options_;
+  const ResultLayout* layout_;
   std::optional<FolderLock> lock_;
   Staging staging_;
   bool published_ = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string_view>
 
 #include "models/error.hpp"
 #include "sim/report/number_format.hpp"
@@ -62,7 +63,29 @@ std::optional<double> figure(const StudyRow& row, const std::string& name) {
   return std::nullopt;
 }
 
+constexpr std::array<std::string_view, 3> kStudyFiles{"study.csv", "study_summary.csv",
+                                                      "study_latency.csv"};
+constexpr std::array<std::string_view, 2> kStudyFigures{"study_latency_cdf", "study_front"};
+constexpr std::array<std::string_view, 3> kFigureFormats{"png", "pdf", "svg"};
+
+bool is_study_file(std::string_view name) {
+  const auto in = [](const auto& list, std::string_view v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  constexpr std::string_view kPartial = ".partial";
+  if (name.ends_with(kPartial)) name.remove_suffix(kPartial.size());
+  if (in(kStudyFiles, name)) return true;
+  const auto dot = name.rfind('.');
+  return dot != std::string_view::npos && in(kStudyFigures, name.substr(0, dot)) &&
+         in(kFigureFormats, name.substr(dot + 1));
+}
+
 }  // namespace
+
+const ResultLayout& study_layout() {
+  static const ResultLayout layout{.is_file = is_study_file};
+  return layout;
+}
 
 std::vector<double> study_percentiles() {
   std::vector<double> p;

@@ -13,7 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include "sim/report/result_folder.hpp"
+
 namespace fulcrum::sim {
+
+// What a study's folder holds (ResultFolder): study.csv, study_summary.csv, study_latency.csv
+// (and NAME.partial while one is written), and the figures of scripts/study_plots.py
+// (study_latency_cdf, study_front as .png, .pdf or .svg).
+const ResultLayout& study_layout();
 
 // The axis columns: one per key; values[point][k] is key k's value (as written) at `point`.
 struct StudyAxes {

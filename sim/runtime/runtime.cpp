@@ -157,6 +157,8 @@ const ItemCost& Runtime::begin_item(int context) {
   s.running = true;
   s.start = now;
   s.cost.duration = static_cast<Time>(done.duration.count());
+  // Cut short at the run's end or at a stop: it finishes, if ever, after the run's end.
+  if (done.cut_short) s.cost.duration = std::max(s.cost.duration, end_ - now + 1);
   const double seconds = to_seconds(s.cost.duration);
   for (std::size_t r = 0; r < rails; ++r) {
     s.cost.rail_active_w[r] = done.rail_energy_j[r] / seconds - idle_power_w_[r];
@@ -185,6 +187,8 @@ const ItemCost& Runtime::submit_item(int context, std::function<void()> done) {
   lanes_[static_cast<std::size_t>(context)]->submit(
       item, [this, context, done = std::move(done)](const backends::Completion& c) {
         check_completion(c);
+        // Cut short at the run's end or at a stop: the item did not finish within the run.
+        if (c.cut_short) return;
         Slot& slot = this->slot(context);
         slot.done = c;
         // The time in its context, as measured; never more than the run saw pass (the device's
@@ -197,6 +201,20 @@ const ItemCost& Runtime::submit_item(int context, std::function<void()> done) {
 
 void Runtime::warm_up() {
   if (!backend_.runs_in_real_time()) return;
+  // An emulation has nothing to prepare: its items run through (a noisy one still draws its
+  // noise, so the run's sequence is the same) without sleeping, under a limit that has passed.
+  struct LimitLift {
+    backends::Backend* backend = nullptr;
+    ~LimitLift() {
+      if (backend != nullptr) backend->limit_real_time(nullptr);
+    }
+  } lift;
+  if (!backend_.is_measured()) {
+    auto passed = std::make_shared<backends::RealTimeLimit>();
+    passed->deadline = std::chrono::steady_clock::time_point::min();
+    backend_.limit_real_time(std::move(passed));
+    lift.backend = &backend_;
+  }
   for (const ContextItem& c : distinct_items(setup_)) {
     backends::Backend& device =
         lanes_.empty() ? backend_ : lanes_[static_cast<std::size_t>(c.context)]->backend();
@@ -264,7 +282,22 @@ RunResult Runtime::run() {
   ran_ = true;
   warm_up();
   if (setup_.on_clock_start) setup_.on_clock_start();
-  if (wall_) wall_->restart();
+  // An emulated item's sleep ends at the run's end and when the caller asks the run to stop
+  // (Backend::limit_real_time); lifted when the run returns or throws.
+  struct LimitLift {
+    backends::Backend* backend = nullptr;
+    ~LimitLift() {
+      if (backend != nullptr) backend->limit_real_time(nullptr);
+    }
+  } lift;
+  if (wall_) {
+    wall_->restart();
+    auto limit = std::make_shared<backends::RealTimeLimit>();
+    limit->deadline = wall_->at(end_);
+    limit->stop = setup_.stop_requested;
+    backend_.limit_real_time(std::move(limit));
+    lift.backend = &backend_;  // the lanes' contexts share their backend's limit
+  }
   meter_.set(baseload_, 0, idle_power_w_);
   if (observer_ != nullptr) observer_->on_power(0, meter_.rail_power_w());
   if (training_ && training_->begin()) {

@@ -34,6 +34,10 @@ struct RunSetup {
   // Called once, right after the run's clock reaches its end (before the results are collected
   // and written): where that meter stops. May be empty.
   std::function<void()> on_clock_end;
+  // A real-time run on an emulated backend: asked every few ms while an item sleeps (from the
+  // sleeping thread, so cheap and thread-safe); true ends the sleep at once, so that an interrupt
+  // is seen at the next progress step instead of after the item. May be empty.
+  std::function<bool()> stop_requested;
 };
 
 }  // namespace fulcrum::sim

@@ -186,6 +186,14 @@ TEST_CASE("make_backend builds the simulated backend and refuses what this build
   CHECK_FALSE(backend->runs_in_real_time());
   CHECK(make_backend("sim", {.device = &d, .perf_model = &model, .real_time = true})
             ->runs_in_real_time());
+  // An emulation is never a measurement, in real time or not.
+  CHECK_FALSE(backend->is_measured());
+  CHECK(backend->measured() == nullptr);
+  CHECK_FALSE(
+      make_backend("sim", {.device = &d, .perf_model = &model, .real_time = true})->is_measured());
+  CHECK_FALSE(is_measured_backend("sim"));
+  CHECK(is_measured_backend("cuda"));
+  CHECK_THROWS_AS(is_measured_backend("gpu"), InputError);
   const std::vector<std::string> available = available_backends();
   REQUIRE_FALSE(available.empty());
   CHECK(available.front() == "sim");

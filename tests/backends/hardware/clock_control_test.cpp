@@ -8,7 +8,10 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "backends/hardware/jetson_clock_control.hpp"
 #include "models/error.hpp"
@@ -222,8 +225,11 @@ TEST_CASE("a mode with more cores than the device, a tree without clocks, a bad 
     clocks.plan({.cores = 13, .cpu_khz = 2201600, .gpu_hz = 1300500000, .emc_hz = 3199000000});
   });
   CHECK(e.problem() == "13 cores asked, the device has 12");
-  CHECK_THROWS_WITH(JetsonClockControl({.sysfs_root = rig.state.path()}),
-                    Catch::Contains("no cpufreq policy"));
+  // Off a Jetson: the user's or the machine's answer, one line and exit 2, not an internal error.
+  const InputError off_jetson =
+      fulcrum::testing::error_of([&] { JetsonClockControl({.sysfs_root = rig.state.path()}); });
+  CHECK(off_jetson.key_path() == "--clocks");
+  CHECK_THAT(off_jetson.problem(), Catch::Contains("no cpufreq policy"));
   rig.state.write("snapshot.txt", "no tab here\n");
   CHECK_THROWS_WITH(JetsonClockControl(rig.options(true)), Catch::Contains("snapshot.txt:1"));
 }
@@ -274,4 +280,47 @@ TEST_CASE("ClockGuard::finish throws what restore throws; the destructor keeps i
   clocks.restore();  // the snapshot is still there after the failure: this puts it back
   CHECK(clocks.read().emc_hz == 3199000000);
   CHECK_FALSE(clocks.has_snapshot());
+}
+
+TEST_CASE("a snapshot that names any file but this device's clock files restores nothing") {
+  Rig rig;
+  rig.state.write("victim.txt", "keep me\n");
+  const std::string victim = (rig.state.path() / "victim.txt").string();
+  const std::string gpu_max = rig.at("sys/class/devfreq/17000000.ga10b/max_freq");
+  const auto before = dump_tree(rig.sysfs.path());
+  const std::string snapshot = (rig.state.path() / "snapshot.txt").string();
+  struct Case {
+    const char* what;
+    std::string lines;
+    std::string problem;
+  };
+  const std::vector<Case> cases = {
+      {"a file outside the tree", gpu_max + "\t1300500000\n" + victim + "\t0\n",
+       snapshot + ":2: " + victim + " is not a clock file of this device under " +
+           rig.sysfs.path().string()},
+      {"a file of the tree that is not a clock",
+       rig.at("sys/devices/system/cpu/cpufreq/policy0/related_cpus") + "\t0\n",
+       snapshot + ":1: " + rig.at("sys/devices/system/cpu/cpufreq/policy0/related_cpus") +
+           " is not a clock file"},
+      {"a clock file reached through ..",
+       rig.at("sys/class/devfreq/17000000.ga10b/../17000000.ga10b/max_freq") + "\t1\n",
+       snapshot + ":1: "},
+      {"a value that is not a whole number", gpu_max + "\t1300500000; reboot\n",
+       snapshot + ":1: \"1300500000; reboot\" for " + gpu_max + " is not a clock value"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    rig.state.write("snapshot.txt", c.lines);
+    const InputError e =
+        fulcrum::testing::error_of([&] { JetsonClockControl clocks(rig.options(true)); });
+    CHECK_THAT(e.what(), Catch::StartsWith(c.problem));
+    CHECK_THAT(e.what(), Catch::Contains("nothing was restored"));
+    CHECK(std::string(e.what()).find('\n') == std::string::npos);  // one line
+    CHECK(dump_tree(rig.sysfs.path()) == before);                  // nothing written
+    CHECK(std::filesystem::exists(snapshot));                      // kept for the user
+  }
+  std::ifstream in(victim);
+  std::string text;
+  std::getline(in, text);
+  CHECK(text == "keep me");
 }

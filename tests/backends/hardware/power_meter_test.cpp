@@ -157,6 +157,7 @@ TEST_CASE("NVML missing is a clear error, and automatic falls back to no meter")
       {.sysfs_root = dir.path().string(), .nvml_library = "libnvidia-ml-absent.so.1"});
   CHECK(meter->name() == "none");
   CHECK_FALSE(meter->measures());
+  CHECK_FALSE(meter->description().has_value());
   meter->start();
   const EnergyReading r = meter->stop();
   CHECK(r.module_energy_j == 0);
@@ -183,6 +184,11 @@ TEST_CASE(
   CHECK(meter.rail_names() == std::vector<std::string>{"GPU"});
   CHECK(meter.info().driver_version == "999.1");
   CHECK_FALSE(meter.info().sm_clock_mhz.has_value());  // the stand-in has no clock entry point
+  // The same answer through the interface, without knowing the meter's class.
+  const PowerMeter& any = meter;
+  REQUIRE(any.description().has_value());
+  CHECK(any.description()->name == "Fake GPU");
+  CHECK(any.description()->driver_version == "999.1");
   meter.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(10));
   const EnergyReading r = meter.stop();

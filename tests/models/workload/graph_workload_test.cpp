@@ -179,3 +179,11 @@ TEST_CASE("an attention block's score and context products are matmul layers", "
   // BERT-base: 12 encoder layers, each with one scores and one context product.
   CHECK(products == 24);
 }
+
+TEST_CASE("a graph workload answers graph() with itself, so a backend needs no cast",
+          "[workload]") {
+  for (const GraphWorkload& w : catalog_models()) {
+    const Workload& any = w;
+    CHECK(any.graph() == &w);
+  }
+}

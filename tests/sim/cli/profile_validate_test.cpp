@@ -22,7 +22,7 @@
 #include "models/workload/workload_catalog.hpp"
 #include "sim/app/profiling.hpp"
 #include "sim/cli/cli.hpp"
-#include "sim/cli/validation_report.hpp"
+#include "sim/report/validation_report.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/perf_model_loader.hpp"

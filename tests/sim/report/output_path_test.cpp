@@ -31,14 +31,28 @@ std::string refusal(const fs::path& path, const std::vector<fs::path>& inputs = 
 
 }  // namespace
 
-TEST_CASE("an output file may be absent or a regular file in an existing folder") {
+TEST_CASE("an output file may be absent or a regular file") {
   const TempDir dir;
   CHECK(refusal(dir.path() / "new.csv").empty());
   std::ofstream(dir.path() / "old.csv") << "x\n";
   CHECK(refusal(dir.path() / "old.csv").empty());
-  CHECK(refusal(dir.path() / "no-such-folder" / "new.csv") ==
-        "--out: " + (dir.path() / "no-such-folder" / "new.csv").string() + " is in no folder (" +
-            (dir.path() / "no-such-folder").string() + ")");
+}
+
+TEST_CASE("a verb replaces an existing file only when it is one of its own earlier outputs") {
+  const TempDir dir;
+  const fs::path mine = dir.path() / "profile.csv";
+  std::ofstream(mine) << "# fulcrum profile: device x\nmodel,phase\n";
+  CHECK_NOTHROW(check_output_file(mine, "--out", {}, "# fulcrum profile"));
+  const fs::path scenario = dir.path() / "x.yaml";
+  std::ofstream(scenario) << "version: 1\nname: x\n";
+  CHECK_THROWS_WITH(check_output_file(scenario, "--out", {}, "# fulcrum profile"),
+                    "--out: " + scenario.string() +
+                        " exists and is not an earlier output of this command (it does not "
+                        "start with '# fulcrum profile'); choose a new file or remove it");
+  CHECK(read_file(scenario) == "version: 1\nname: x\n");
+  const fs::path empty = dir.path() / "empty.csv";
+  std::ofstream{empty};
+  CHECK_NOTHROW(check_output_file(empty, "--out", {}, "# fulcrum profile"));
 }
 
 TEST_CASE("a device, a FIFO or a folder is never an output file") {

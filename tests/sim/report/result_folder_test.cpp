@@ -357,3 +357,32 @@ TEST_CASE("a lock is taken by one holder at a time and records its pid") {
   CHECK_FALSE(FolderLock::holder_pid(path));
   CHECK(FolderLock::try_lock(path));
 }
+
+TEST_CASE("a result folder with sub-folders is replaced whole, and only with its own layout") {
+  const TempDir dir;
+  const std::filesystem::path bundle = dir.path() / "bundle";
+  const auto publish = [&](const std::string& text) {
+    ResultFolder::Options options;
+    options.layout = &ResultLayout::validation_bundle();
+    ResultFolder folder(bundle, std::move(options));
+    std::filesystem::create_directories(folder.staging_dir() / "inputs");
+    std::filesystem::create_directories(folder.staging_dir() / "simulated");
+    std::ofstream(folder.staging_dir() / "inputs" / "scenario.yaml") << text;
+    std::ofstream(folder.staging_dir() / "simulated" / "summary.json") << "{}";
+    std::ofstream(folder.staging_dir() / "comparison.md") << text;
+    folder.publish();
+  };
+  publish("first");
+  publish("second");  // an earlier bundle is replaced
+  CHECK(read_file(bundle / "comparison.md") == "second");
+  CHECK(read_file(bundle / "inputs" / "scenario.yaml") == "second");
+  CHECK(files_in(dir.path()) == std::vector<std::string>{"bundle"});  // no lock, no staging left
+  // A file of the user's inside a sub-folder makes it someone else's folder: refused, untouched.
+  std::ofstream(bundle / "inputs" / "notes.txt") << "mine";
+  ResultFolder::Options options;
+  options.layout = &ResultLayout::validation_bundle();
+  CHECK_THROWS_AS(ResultFolder(bundle, std::move(options)), fulcrum::InputError);
+  CHECK(read_file(bundle / "inputs" / "notes.txt") == "mine");
+  // A run's folder layout does not accept a bundle (its sub-folders).
+  CHECK(ResultFolder::why_not_replaceable(bundle).has_value());
+}

@@ -97,3 +97,15 @@ TEST_CASE("An axis value with a comma or a quote is one quoted CSV field", "[stu
         "point,gpu_sharing,runs,f_mean,f_ci95\n"
         "0,\"{policy: managed, variant: \"\"greedy\"\"}\",1,,\n");
 }
+
+TEST_CASE("A study's folder holds its three files and its figures, nothing of a run's", "[study]") {
+  const ResultLayout& layout = study_layout();
+  for (const char* name : {"study.csv", "study_summary.csv", "study_latency.csv",
+                           "study.csv.partial", "study_front.png", "study_latency_cdf.svg"}) {
+    CHECK(layout.is_file(name));
+  }
+  for (const char* name : {"summary.json", "notes.txt", "study_front.jpg", "study.csv.bak",
+                           "latency_cdf.png", ".partial"}) {
+    CHECK_FALSE(layout.is_file(name));
+  }
+}

@@ -1,10 +1,12 @@
 #include "sim/runtime/runtime.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "backends/simulated_backend.hpp"
 #include "models/error.hpp"
@@ -784,4 +786,70 @@ TEST_CASE("a real-time run executes each distinct item once before its clock sta
   REQUIRE(r.training->minibatches >= 1);
   CHECK(h.backend.executed.size() - 2 >= r.training->minibatches);
   CHECK(h.backend.executed.size() - 2 <= r.training->minibatches + 1);
+}
+
+namespace {
+
+// A wall-clock run on the emulated device whose training minibatch takes a minute.
+struct MinuteMinibatch {
+  Harness h;
+  MinuteMinibatch(double duration_s, SharingPolicy policy) {
+    h.scenario = base_scenario(duration_s, policy);
+    h.scenario.training = training_spec(16);
+    h.dataset_samples = 1e6;
+    h.backend.set(h.train, Phase::training, {60'000, 0, {10, 0, 0}});
+    h.backend.set(h.infer, Phase::inference, {6, 0, {4, 0, 0}});
+    h.backend.set_idle({1, 0, 0});
+  }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+TEST_CASE("a wall-clock run on an emulated device ends at its duration, not after a long item",
+          "[runtime][wall]") {
+  for (const SharingPolicy policy : {SharingPolicy::managed, SharingPolicy::native}) {
+    INFO(to_string(policy));
+    MinuteMinibatch m(0.5, policy);
+    m.h.scenario.inference.push_back(stream_spec("s0", 2, FixedArrivals{20}));
+    fulcrum::backends::SimulatedBackend device(
+        m.h.device, m.h.backend.model(),
+        {.real_time = true, .slicing = {.timeslice = std::chrono::milliseconds(1)}});
+    const auto start = std::chrono::steady_clock::now();
+    const RunResult r = fulcrum::sim::run(m.h.setup(), device, nullptr);
+    const double took_s = seconds_since(start);
+    // No warm-up sleep of a minute, no minute-long item past the end: about 0.5 s (the bound
+    // leaves room for a loaded machine).
+    CHECK(took_s >= 0.5);
+    CHECK(took_s < 15);
+    REQUIRE(r.training.has_value());
+    CHECK(r.training->minibatches == 0);  // the minute-long minibatch did not finish in the run
+  }
+}
+
+TEST_CASE("a wall-clock run on an emulated device stops promptly when asked to during an item",
+          "[runtime][wall]") {
+  MinuteMinibatch m(30, SharingPolicy::managed);
+  fulcrum::backends::SimulatedBackend device(m.h.device, m.h.backend.model(), {.real_time = true});
+  std::atomic<bool> signalled{false};
+  RunSetup setup = m.h.setup();
+  setup.stop_requested = [&signalled] { return signalled.load(); };
+  // As the command line does: a progress step that throws once the signal came.
+  struct Stopped {};
+  ProgressFn progress = [&signalled](Time, Time) {
+    if (signalled) throw Stopped{};
+  };
+  std::thread signaller([&signalled] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    signalled = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(fulcrum::sim::run(setup, device, nullptr, progress), Stopped);
+  const double took_s = seconds_since(start);
+  signaller.join();
+  CHECK(took_s >= 0.3);
+  CHECK(took_s < 15);  // not the minute of the item, nor the 30 s of the run
 }

@@ -1,4 +1,4 @@
-#include "sim/cli/validation_report.hpp"
+#include "sim/report/validation_report.hpp"
 
 #include <cmath>
 
