@@ -22,11 +22,11 @@
 #include "models/workload/workload_catalog.hpp"
 #include "sim/app/profiling.hpp"
 #include "sim/cli/cli.hpp"
-#include "sim/report/validation_report.hpp"
 #include "sim/cli/verb_support.hpp"
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/perf_model_loader.hpp"
 #include "sim/report/summary.hpp"
+#include "sim/report/validation_report.hpp"
 #include "tests/backends/hardware/fake_sysfs.hpp"
 #include "tests/input_error.hpp"
 
