@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 QUICKSTART ?= scenarios/quickstart.yaml
 
-.PHONY: all deps build run test bench clean fuzz lint plots sweep sweep-plots
+.PHONY: all deps build run test bench clean fuzz lint plots sweep sweep-plots study study-plots
 
 all: build
 
@@ -51,6 +51,18 @@ sweep-plots:
 	@test -f "$(CSV)" || { echo "make sweep-plots: $(CSV) does not exist; run \`make sweep\` or pass CSV=FILE" >&2; exit 1; }
 	@scripts/install-deps.sh --plots
 	$(PLOT_PYTHON) scripts/sweep_plots.py "$(CSV)" $(PLOT_ARGS)
+
+# A study of full runs (scenarios/studies/sharing.yaml; STUDY=FILE for another) into a folder, and
+# its figures (scripts/study_plots.py: latency CDFs and a throughput-p99-power front) beside it.
+STUDY ?= scenarios/studies/sharing.yaml
+STUDY_OUT ?= out/study-sharing
+study: build
+	$(BUILD_DIR)/fulcrum study $(STUDY) --out $(STUDY_OUT)
+
+study-plots:
+	@test -f "$(STUDY_OUT)/study_summary.csv" || { echo "make study-plots: $(STUDY_OUT) holds no study; run \`make study\` or pass STUDY_OUT=DIR" >&2; exit 1; }
+	@scripts/install-deps.sh --plots
+	$(PLOT_PYTHON) scripts/study_plots.py "$(STUDY_OUT)" $(PLOT_ARGS)
 
 # libFuzzer targets in build-fuzz (clang), FUZZ_SECONDS per target; not part of `make test`.
 fuzz:

@@ -7,16 +7,23 @@
 #                                     the test "lint: clang-format", scripts/lint.sh --format)
 #   scripts/install-deps.sh --plots   the packages scripts/plot.py needs (`make plots`); its
 #                                     interpreter is Debian's /usr/bin/python3
+#   scripts/install-deps.sh --python  the optional Python package's (docs/PYTHON.md): pybind11,
+#                                     the Python headers, pandas and pytest; the build finds them
+#                                     and builds `import fulcrum`, and ctest runs its pytest suite
+# CI runs the default and --python; without the --python packages the build and tests pass
+# without the Python package.
 set -euo pipefail
 
 build_packages=(g++ cmake ninja-build make libboost-graph-dev libboost-program-options-dev
                 libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3 clang-format)
 plot_packages=(python3 python3-matplotlib)
+python_packages=(python3 python3-dev python3-pybind11 python3-numpy python3-pandas python3-pytest)
 
 case "${1:-}" in
   "") packages=("${build_packages[@]}") ;;
   --plots) packages=("${plot_packages[@]}") ;;
-  *) echo "usage: scripts/install-deps.sh [--plots]" >&2; exit 2 ;;
+  --python) packages=("${python_packages[@]}") ;;
+  *) echo "usage: scripts/install-deps.sh [--plots|--python]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -15,6 +15,7 @@ int cmd_validate(const std::vector<std::string>& args, std::ostream& out, std::o
 int cmd_predict(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_optimize(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmd_study(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 namespace {
 
@@ -40,6 +41,8 @@ constexpr std::array kVerbs{
          cmd_optimize},
     Verb{"sweep", "SWEEP.yaml", "every strategy on a grid of search configurations, on all cores",
          cmd_sweep},
+    Verb{"study", "STUDY.yaml", "full runs over a grid of scenario keys and seeds, into CSV",
+         cmd_study},
 };
 
 }  // namespace
