@@ -82,6 +82,22 @@ std::string default_optimize_folder(const std::string& scenario_name) {
   return "out/optimize-" + name;
 }
 
+// As `run` refuses a folder holding anything a run does not write, optimize refuses one holding
+// anything but its own optimize.json (and what writing it leaves beside it: NAME.lock,
+// NAME.partial).
+static void refuse_foreign_files(const std::filesystem::path& folder) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) return;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "optimize.json" || name.rfind("optimize.json.", 0) == 0) continue;
+    throw InputError(std::nullopt, "--out",
+                     "'" + folder.string() + "' holds '" + name +
+                         "', which optimize does not write; give a new or empty folder, or one "
+                         "holding only an earlier optimize.json");
+  }
+}
+
 std::filesystem::path publish(const OptimizeResult& result) {
   const std::filesystem::path file = result.folder / "optimize.json";
   std::filesystem::create_directories(result.folder);
@@ -122,6 +138,7 @@ OptimizeResult optimize(const OptimizeRequest& request) {
   result.folder =
       request.out_dir ? *request.out_dir : std::filesystem::path(default_optimize_folder(sc.name));
   check_output_folder(result.folder, "--out", {path});
+  refuse_foreign_files(result.folder);
   OptimizeReport& r = result.report;
   r.scenario = sc.name;
   r.seed = request.plan.seed ? *request.plan.seed : spec.seed ? *spec.seed : sc.seed;

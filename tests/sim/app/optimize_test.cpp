@@ -138,3 +138,20 @@ TEST_CASE("the search's result is kept, printed and serialised when the re-run f
   CHECK_THAT(json, Catch::Contains("\"event_driven\": null") &&
                        Catch::Contains("\"event_driven_error\": \""));
 }
+
+TEST_CASE("optimize refuses an output folder holding a file it does not write, before searching",
+          "[app][optimize]") {
+  if (!fulcrum::testing::reference_path("measurements")) return;
+  TempDir dir;
+  const std::filesystem::path out = dir.path() / "o";
+  std::filesystem::create_directories(out);
+  std::ofstream(out / "notes.txt") << "mine\n";
+  try {
+    optimize({.plan = {.scenario_path = kScenario}, .out_dir = out});
+    FAIL("a folder holding notes.txt was accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("--out") && Catch::Contains("notes.txt"));
+  }
+  CHECK(slurp(out / "notes.txt") == "mine\n");
+  CHECK_FALSE(std::filesystem::exists(out / "optimize.json"));
+}
