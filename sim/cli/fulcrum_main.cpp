@@ -1,6 +1,6 @@
 // Entry point of the `fulcrum` executable: the only place that catches. Exit status 0 success,
-// 2 bad input (one line on stderr), 1 internal failure, 128 + N after signal N stopped a run
-// (SIGINT 130, SIGTERM 143, SIGHUP 129; one line on stderr).
+// 2 bad input or an environment that refuses the output (one line on stderr), 1 internal failure,
+// 128 + N after signal N stopped a run (SIGINT 130, SIGTERM 143, SIGHUP 129; one line on stderr).
 #include <exception>
 #include <iostream>
 #include <string>
@@ -24,7 +24,16 @@ std::string terminal_line(const char* what) {
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    return fulcrum::sim::run_cli(args, std::cout, std::cerr);
+    const int status = fulcrum::sim::run_cli(args, std::cout, std::cerr);
+    // A full disk or a closed pipe on standard output is not a success: what was asked for did not
+    // arrive. (The files a verb writes are published whole or not at all; stdout is the one
+    // stream that can fail late.)
+    if (!std::cout.flush()) {
+      std::cerr << "fulcrum: cannot write to standard output (disk full, or its reader went "
+                   "away); the output printed there is incomplete\n";
+      return 2;
+    }
+    return status;
   } catch (const fulcrum::sim::Interrupted& e) {
     std::cout.flush();
     std::cerr << terminal_line(e.what()) << '\n';

@@ -587,3 +587,18 @@ TEST_CASE("run writes summary.json to stdout and the result files to --out", "[c
   CHECK(quiet.err.empty());
   CHECK(fs::exists(box.dir / "q" / "summary.json"));
 }
+
+TEST_CASE("a verb whose standard output cannot be written says so and does not exit 0", "[cli]") {
+  if (!fs::exists("/dev/full")) return;  // Linux's always-full device
+  Sandbox box;
+  const fs::path err = box.dir / "stderr.txt";
+  for (const std::string args : {"workloads", "--version", "devices"}) {
+    const std::string cmd =
+        quote(FULCRUM_BINARY) + " " + args + " >/dev/full 2>" + quote(err.string());
+    const int raw = std::system(cmd.c_str());
+    INFO(args);
+    REQUIRE(WIFEXITED(raw));
+    CHECK(WEXITSTATUS(raw) == 2);
+    CHECK_THAT(slurp(err), Catch::Contains("cannot write to standard output"));
+  }
+}
