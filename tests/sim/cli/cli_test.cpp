@@ -20,6 +20,8 @@
 
 namespace fs = std::filesystem;
 
+using fulcrum::sim::testing::parse_json;
+
 namespace {
 
 struct Outcome {
@@ -33,11 +35,6 @@ std::string slurp(const fs::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// The JSON document `text`, parsed strictly (a malformed document fails the test).
-fulcrum::sim::testing::JsonValue parse_json(const std::string& text) {
-  return fulcrum::sim::testing::JsonParser(text).parse_document();
 }
 
 std::string quote(const std::string& s) {
