@@ -16,8 +16,11 @@
 #include <vector>
 
 #include "sim/app/version.hpp"
+#include "tests/sim/report/json_check.hpp"
 
 namespace fs = std::filesystem;
+
+using fulcrum::sim::testing::parse_json;
 
 namespace {
 
@@ -264,7 +267,7 @@ TEST_CASE("seed: and --seed take the same values and say the same about bad ones
   const Outcome flag = box.fulcrum("run " + quote(box.write("a.yaml", kGood)) + " -q --seed " +
                                    max + " --out " + quote((box.dir / "a").string()));
   CHECK(flag.status == 0);
-  CHECK(slurp(box.dir / "a" / "summary.json").find("\"seed\": " + max) != std::string::npos);
+  CHECK(parse_json(slurp(box.dir / "a" / "summary.json")).at("seed").text == max);
   const Outcome file =
       box.fulcrum("run " + quote(box.write("b.yaml", std::string(kGood) + "seed: " + max + "\n")) +
                   " -q --out " + quote((box.dir / "b").string()));
@@ -312,18 +315,15 @@ outputs: {power_sample_s: 1e7}
                                 quote(out.string()));
   INFO(o.err);
   REQUIRE(o.status == 0);
-  const std::string summary = slurp(out / "summary.json");
+  const fulcrum::sim::testing::JsonValue summary = parse_json(slurp(out / "summary.json"));
+  const auto& streams = summary.at("inference").items;
+  REQUIRE(streams.size() == 2);
   // The first stream's ten requests wait for the timer, which fires at the end: none completes.
-  CHECK(std::regex_search(summary, std::regex("\"arrived\": 10,[^}]*\"queued\": 10")));
-  CHECK(summary.find("\"arrived\": 2,") != std::string::npos);
+  CHECK(streams[0].at("arrived").number == 10);
+  CHECK(streams[0].at("queued").number == 10);
+  CHECK(streams[1].at("arrived").number == 2);
   // One window spans the run: its average is the run's average.
-  const std::smatch avg = [&] {
-    std::smatch m;
-    std::regex_search(summary, m, std::regex("\"avg_w\": ([0-9.]+)"));
-    return m;
-  }();
-  REQUIRE(avg.size() == 2);
-  CHECK(summary.find("\"max_window_w\": " + avg[1].str()) != std::string::npos);
+  CHECK(summary.path("power.max_window_w").text == summary.path("power.avg_w").text);
 
   const std::vector<std::string> past = {
       "duration_s=10000000.000000002",
@@ -575,7 +575,7 @@ TEST_CASE("run writes summary.json to stdout and the result files to --out", "[c
   INFO(o.err);
   REQUIRE(o.status == 0);
   CHECK(o.out == slurp(out / "summary.json"));
-  CHECK(o.out.find("\"seed\": 3") != std::string::npos);
+  CHECK(parse_json(o.out).at("seed").number == 3);
   for (const char* f :
        {"summary.json", "run.json", "requests.csv", "minibatches.csv", "power.csv", "trace.json"}) {
     CHECK(fs::exists(out / f));

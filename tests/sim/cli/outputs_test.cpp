@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -176,4 +177,18 @@ TEST_CASE("an interrupted validate names its bundle and leaves no lock or stagin
   }
   std::sort(left.begin(), left.end());
   CHECK(left == std::vector<std::string>{"err.txt"});
+}
+
+TEST_CASE("calibrate prints what it fitted and wrote as JSON with --json") {
+  const std::optional<std::string> reference = fulcrum::testing::reference_path();
+  if (!reference) return;  // skipped
+  TempDir dir;
+  const std::filesystem::path yaml = dir.path() / "orin.yaml";
+  const auto report = parse_json(
+      stdout_of({"calibrate", "--reference", *reference, "--out", yaml.string(), "--json"}));
+  CHECK(report.at("kind").text == "reference");
+  CHECK(report.at("device").text == "orin-agx-64gb");
+  CHECK(report.at("calibration_yaml").text == yaml.string());
+  CHECK(report.at("in_sample").boolean);
+  CHECK(std::filesystem::file_size(yaml) > 0);
 }

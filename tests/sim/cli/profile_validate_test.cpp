@@ -37,6 +37,8 @@ using namespace fulcrum::sim::app;
 using fulcrum::testing::dump_tree;
 using fulcrum::testing::TempDir;
 
+using fulcrum::sim::testing::parse_json;
+
 namespace {
 
 int cli(const std::vector<std::string>& args, std::string* err_text = nullptr) {
@@ -51,11 +53,6 @@ std::string slurp(const std::filesystem::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// The JSON document `text`, parsed strictly (a malformed document fails the test).
-fulcrum::sim::testing::JsonValue parse_json(const std::string& text) {
-  return fulcrum::sim::testing::JsonParser(text).parse_document();
 }
 
 // The error_pct of the first row of `metric` ("p50_latency_ms") in a comparison.json;
