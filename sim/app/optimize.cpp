@@ -145,8 +145,9 @@ OptimizeResult optimize(const OptimizeRequest& request) {
   r.warnings = warnings_for(sc, spec.ground_truth);
   std::unique_ptr<search::Strategy> strategy;
   try {
-    strategy = search::strategy_registry().make(spec.strategy,
-                                                {.max_modes = spec.max_modes, .seed = r.seed});
+    strategy = search::strategy_registry().make(
+        spec.strategy,
+        {.max_modes = spec.max_modes, .seed = r.seed, .data_dir = request.plan.data_dir});
   } catch (const InputError& e) {
     throw located("search.strategy", e.problem());
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -16,10 +18,16 @@
 
 namespace fulcrum::sim::search {
 
-const models::MlpModePredictor& powertrain_reference() {
-  static const models::MlpModePredictor reference =
-      models::load_mode_predictor(default_data_dir() + "/" + models::kPowertrainReferenceWeights);
-  return reference;
+const models::MlpModePredictor& powertrain_reference(const std::string& data_dir) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<const models::MlpModePredictor>> loaded;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<const models::MlpModePredictor>& slot = loaded[data_dir];
+  if (!slot) {
+    slot = std::make_unique<const models::MlpModePredictor>(
+        models::load_mode_predictor(data_dir + "/" + models::kPowertrainReferenceWeights));
+  }
+  return *slot;
 }
 
 namespace {
@@ -150,9 +158,9 @@ class Learned : public Strategy {
     if (const auto it = memo_.find(memo); it != memo_.end()) return it->second;
     const models::ModeFitOptions fit;
     const models::MlpModePredictor predictor =
-        learner_ == Learner::nn
-            ? models::fit_mode_predictor(rows, fit, seed)
-            : models::transfer_mode_predictor(powertrain_reference(), rows, fit, seed);
+        learner_ == Learner::nn ? models::fit_mode_predictor(rows, fit, seed)
+                                : models::transfer_mode_predictor(
+                                      powertrain_reference(options_.data_dir), rows, fit, seed);
     const std::vector<models::ModeEstimate> estimates = predictor.predict_all(grid);
     std::vector<MeasuredPoint> out;
     out.reserve(estimates.size());

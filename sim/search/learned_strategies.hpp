@@ -31,9 +31,9 @@ inline constexpr double kLearnedSafetyMargin = 0.05;
 // Modes sampled when StrategyOptions::k is absent (the README's RND budget, 50 modes).
 inline constexpr int kLearnedDefaultSample = 50;
 
-// The committed PowerTrain reference networks (models/data, kPowertrainReferenceWeights under
-// default_data_dir()), read once per process; InputError when the file is missing or malformed.
-const models::MlpModePredictor& powertrain_reference();
+// The committed PowerTrain reference networks (kPowertrainReferenceWeights under `data_dir`), read
+// once per folder and process; InputError when the file is missing or malformed. Thread-safe.
+const models::MlpModePredictor& powertrain_reference(const std::string& data_dir);
 
 std::unique_ptr<Strategy> make_nn(const StrategyOptions& options);
 std::unique_ptr<Strategy> make_powertrain(const StrategyOptions& options);

@@ -20,6 +20,7 @@
 
 #include "models/device/device_spec.hpp"
 #include "models/device/mode_space.hpp"
+#include "sim/config/data_dirs.hpp"
 #include "sim/search/ground_truth.hpp"
 #include "sim/search/problem.hpp"
 #include "sim/search/profiler.hpp"
@@ -35,6 +36,9 @@ struct SearchContext {
   models::ModeSpace grid;                        // Problem::grid of the device
   std::vector<std::vector<int>> stream_batches;  // per stream: its candidate batch sizes
   std::uint64_t seed = 0;
+  // The data folder (models/data) the learned strategies read the PowerTrain reference networks
+  // from: the caller's (a run plan's, a sweep's), so a run's --data folder is the one used.
+  std::string data_dir = default_data_dir();
 };
 
 // The context of `problem` on `truth`'s device: its grid (InputError when unknown) and each
@@ -47,6 +51,9 @@ struct StrategyOptions {
   std::optional<int> max_modes = std::nullopt;  // profiling budget; absent = the strategy's default
   std::optional<int> k = std::nullopt;          // sample size (random), where a strategy has one
   std::uint64_t seed = 0;
+  // The data folder (models/data) the learned strategies read the PowerTrain reference networks
+  // from: the caller's (a run plan's, a sweep's), so a run's --data folder is the one used.
+  std::string data_dir = default_data_dir();
 };
 
 // What an exploration leaves behind when it answers every problem of the same workloads (any

@@ -28,6 +28,7 @@ using search::Problem;
 SweepTruths SweepTruths::load(const SweepSpec& spec, const std::string& data_dir,
                               const std::string& measurements_dir) {
   SweepTruths t;
+  t.data_dir_ = data_dir;
   t.catalog_ = std::make_unique<models::DeviceCatalog>(load_device_catalog(data_dir + "/devices"));
   const models::DeviceSpec& orin = t.catalog_->get("orin-agx-64gb");
   t.catalog_idle_power_w_ = search::catalog_idle_power_w(orin);
@@ -192,8 +193,8 @@ std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& trut
     p->full.emplace(search::Oracle::grid_set(problem, *p->context));
   }
   for (const StrategyEntry& e : spec.strategies) {
-    std::unique_ptr<search::Strategy> s =
-        search::strategy_registry().make(e.name, {.max_modes = e.max_modes, .seed = seed});
+    std::unique_ptr<search::Strategy> s = search::strategy_registry().make(
+        e.name, {.max_modes = e.max_modes, .seed = seed, .data_dir = truths.data_dir()});
     search::ProfilerOptions o = profiler_options(spec, seed);
     o.max_modes = s->max_modes();
     search::Profiler profiler(t, o);
@@ -243,9 +244,10 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
               .stream("sweep/config/" + std::to_string(index) + "/" + std::to_string(seg))
               .next();
       std::unique_ptr<search::Strategy> s =
-          reused
-              ? nullptr
-              : search::strategy_registry().make(e.name, {.max_modes = e.max_modes, .seed = seed});
+          reused ? nullptr
+                 : search::strategy_registry().make(
+                       e.name,
+                       {.max_modes = e.max_modes, .seed = seed, .data_dir = truths.data_dir()});
       if (reused) {
         choice = *prep.reusable[si]->answer(problem);
       } else if (s->answers_from_truth()) {

@@ -35,10 +35,13 @@ class SweepTruths {
   // The idle power a configuration charges where the sweep file sets none: the catalog's idle_w
   // of the sweep's device (search::catalog_idle_power_w(), as `fulcrum optimize`).
   double catalog_idle_power_w() const { return catalog_idle_power_w_; }
+  // The data folder it was loaded from (the strategies read their reference networks there).
+  const std::string& data_dir() const { return data_dir_; }
 
  private:
   std::unique_ptr<models::DeviceCatalog> catalog_;
   double catalog_idle_power_w_ = 0;
+  std::string data_dir_;
   std::unique_ptr<models::PerfModel> analytic_;
   std::vector<std::unique_ptr<search::GroundTruth>> truths_;
 };

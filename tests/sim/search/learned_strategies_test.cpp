@@ -42,8 +42,11 @@ TEST_CASE("the learned strategies are registered with the sample plus one verifi
     CHECK(info->default_budget == kLearnedDefaultSample + 1);
   }
   // The reference networks take the mode's four features.
-  CHECK(powertrain_reference().time_net().net.inputs() == 4);
-  CHECK(powertrain_reference().power_net().net.inputs() == 4);
+  CHECK(powertrain_reference(default_data_dir()).time_net().net.inputs() == 4);
+  CHECK(powertrain_reference(default_data_dir()).power_net().net.inputs() == 4);
+  // They come from the folder the caller names, not from a process-wide one.
+  CHECK_THROWS_AS(powertrain_reference("/nonexistent-fulcrum-data"), InputError);
+  CHECK(&powertrain_reference(default_data_dir()) == &powertrain_reference(default_data_dir()));
 }
 
 TEST_CASE("nn and powertrain respect their budget and read the truth only through the Profiler",
