@@ -123,6 +123,8 @@ void require_available(std::string_view name) {
   }
 }
 
+bool takes_cuda_options(std::string_view name) { return name == "cuda"; }
+
 bool is_measured_backend(std::string_view name) {
   const std::vector<std::string>& known = backend_names();
   if (std::find(known.begin(), known.end(), name) == known.end()) require_available(name);

@@ -52,6 +52,10 @@ std::string available_backends_text();
 // no. InputError as require_available() for a name that is not a backend.
 bool is_measured_backend(std::string_view name);
 
+// Whether the backend called `name` takes the CUDA options (BackendOptions::cuda_graphs,
+// profile_layers): "cuda" yes, "sim" no. Asked before a backend is made, to refuse the flags.
+bool takes_cuda_options(std::string_view name);
+
 // Throws what make_backend would for a name that is unknown or not in this build.
 void require_available(std::string_view name);
 

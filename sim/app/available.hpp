@@ -19,6 +19,9 @@ std::string backends_text();
 // InputError (as make_backend would throw) for a name that is unknown or not in this build.
 void require_backend(std::string_view name);
 
+// Whether the backend called `name` takes the CUDA options (--cuda-graphs, --profile-layers).
+bool takes_cuda_options(std::string_view name);
+
 // The device catalog of a data folder (its devices/ sub-folder).
 models::DeviceCatalog devices_from(const std::string& data_dir);
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "models/error.hpp"
+#include "sim/app/available.hpp"
 #include "sim/config/input_text.hpp"
 #include "sim/config/scenario_loader.hpp"
 
@@ -77,7 +78,7 @@ BackendFlags backend_flags_from(const po::variables_map& vm, const std::string& 
   flags.profile_layers = vm.count("profile-layers") > 0;
   for (const auto& [given, key] : {std::pair{flags.cuda_graphs, "--cuda-graphs"},
                                    std::pair{flags.profile_layers, "--profile-layers"}}) {
-    if (given && backend != "cuda") {
+    if (given && !app::takes_cuda_options(backend)) {
       throw InputError(std::nullopt, key,
                        "only the cuda backend supports it, not '" + backend + "'");
     }
