@@ -51,8 +51,29 @@ function(fulcrum_tests name dir)
     FULCRUM_REFERENCE_DIR="${FULCRUM_REFERENCE_DIR}"
     FULCRUM_SKIP_MARKER="${FULCRUM_SKIP_MARKER}"
     FULCRUM_BINARY="$<TARGET_FILE:fulcrum>")
-  catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-                       PROPERTIES SKIP_REGULAR_EXPRESSION "${FULCRUM_SKIP_MARKER}")
+  # Tests that measure wall-clock time carry the Catch2 tag [wall]: CTest runs each of them alone
+  # (RUN_SERIAL, and one lock they all share), so `ctest -j2` never runs one beside other tests.
+  # Their bounds must still hold on a machine loaded by other processes.
+  set(has_wall FALSE)
+  foreach(src IN LISTS srcs)
+    file(STRINGS "${src}" wall_lines REGEX "\\[wall\\]")
+    if(wall_lines)
+      set(has_wall TRUE)
+    endif()
+  endforeach()
+  if(has_wall)
+    catch_discover_tests(${exe} TEST_SPEC "~[wall]" TEST_PREFIX "${dir}: "
+                         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                         PROPERTIES SKIP_REGULAR_EXPRESSION "${FULCRUM_SKIP_MARKER}")
+    catch_discover_tests(${exe} TEST_SPEC "[wall]" TEST_PREFIX "${dir}: "
+                         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                         PROPERTIES SKIP_REGULAR_EXPRESSION "${FULCRUM_SKIP_MARKER}"
+                                    RUN_SERIAL TRUE RESOURCE_LOCK fulcrum_wall_clock
+                                    LABELS wall)
+  else()
+    catch_discover_tests(${exe} TEST_PREFIX "${dir}: " WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                         PROPERTIES SKIP_REGULAR_EXPRESSION "${FULCRUM_SKIP_MARKER}")
+  endif()
 endfunction()
 
 function(fulcrum_bench name dir)

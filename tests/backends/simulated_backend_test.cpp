@@ -163,7 +163,7 @@ TEST_CASE("idle power is passed through from the model per rail") {
   CHECK(idle.module_w() == Approx(6));
 }
 
-TEST_CASE("in real-time mode the simulated backend blocks for each item's duration") {
+TEST_CASE("in real-time mode the simulated backend blocks for each item's duration", "[wall]") {
   const models::DeviceSpec d = orin();
   const CountingModel model;  // 1.2345678 ms per sample
   SimulatedBackend backend(d, model, {.real_time = true});
