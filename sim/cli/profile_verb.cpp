@@ -1,5 +1,6 @@
 // `fulcrum profile`: measures training and inference minibatches on a backend over power modes
 // and batch sizes, and writes the profile CSV that the `table` performance model reads.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <memory>
@@ -12,6 +13,8 @@
 #include "backends/hardware/minibatch_profiler.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
+#include "models/io/csv_reader.hpp"
+#include "models/perf/profile_csv.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "sim/cli/profiling.hpp"
 #include "sim/cli/verb_support.hpp"
@@ -100,7 +103,26 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
   const std::vector<std::string> phases = parse_word_list(vm["phases"].as<std::string>());
   const std::vector<int> batches =
       parse_int_list(vm["batch-sizes"].as<std::string>(), "--batch-sizes");
-  for (const std::string& name : parse_word_list(vm["workloads"].as<std::string>())) {
+  // Checked before anything is measured: what the profile CSV's own reader would refuse.
+  for (int b : batches) {
+    if (!models::kProfileBatchSize.contains(b)) {
+      throw InputError(std::nullopt, "--batch-sizes",
+                       "expected batch sizes in " + models::kProfileBatchSize.bounds() +
+                           ", found " + std::to_string(b));
+    }
+  }
+  const std::string dataset = vm["dataset"].as<std::string>();
+  if (auto problem = models::profile_cell_problem(dataset)) {
+    throw InputError(std::nullopt, "--dataset", *problem);
+  }
+  const std::vector<std::string> workloads = parse_word_list(vm["workloads"].as<std::string>());
+  for (auto it = workloads.begin(); it != workloads.end(); ++it) {
+    if (std::find(workloads.begin(), it, *it) != it) {
+      throw InputError(std::nullopt, "--workloads",
+                       "'" + models::printable_excerpt(*it) + "' is listed twice");
+    }
+  }
+  for (const std::string& name : workloads) {
     const models::Workload* w = models::workload_catalog().find(name);
     if (w == nullptr) {
       throw InputError(std::nullopt, "--workloads",
@@ -185,8 +207,7 @@ int cmd_profile(const std::vector<std::string>& args, std::ostream& out, std::os
           (meter ? "; power: " + meter->name() + " energy over windows of >= " +
                        fixed(settle.window_s, 2) + " s of back-to-back minibatches"
                  : std::string())};
-  write_file_atomically(out_path, profile_csv_text(rows, device.rails, comments,
-                                                   vm["dataset"].as<std::string>(), idle));
+  write_file_atomically(out_path, profile_csv_text(rows, device.rails, comments, dataset, idle));
   if (!quiet) err << "fulcrum: wrote " << rows.size() << " rows to " << out_path << "\n";
   if (flags.profile_layers) {
     const std::filesystem::path layers = layer_times_path(out_path);

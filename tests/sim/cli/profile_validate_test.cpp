@@ -63,6 +63,30 @@ std::optional<double> error_pct_of(const std::string& comparison_json, const std
 
 }  // namespace
 
+TEST_CASE("profile refuses, before measuring, what its own reader would refuse in the CSV") {
+  TempDir dir;
+  const std::string csv = (dir.path() / "p.csv").string();
+  const auto refusal = [&](std::vector<std::string> extra) -> std::string {
+    std::vector<std::string> args{"profile", "--repeats", "1", "--out", csv, "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    try {
+      cli(args);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK(refusal({"--workloads", "resnet50,lstm,resnet50"}) ==
+        "--workloads: 'resnet50' is listed twice");
+  CHECK(refusal({"--workloads", "resnet50", "--dataset", "gld,23k"}) ==
+        "--dataset: 'gld,23k' holds a comma or a line break, which no CSV cell can");
+  CHECK(refusal({"--workloads", "resnet50", "--dataset", "a\nb"}) ==
+        "--dataset: 'a\\x0ab' holds a comma or a line break, which no CSV cell can");
+  CHECK(refusal({"--workloads", "resnet50", "--batch-sizes", "16,100000"}) ==
+        "--batch-sizes: expected batch sizes in 1..65536, found 100000");
+  CHECK_FALSE(std::filesystem::exists(csv));
+}
+
 TEST_CASE("profile writes the measurement CSV, which reproduces the model it measured") {
   TempDir dir;
   // A folder that does not exist yet is made, as `run --out` does.
