@@ -101,6 +101,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   // that what it staged is removed (sim/report/interrupt.hpp).
   const InterruptHandlers interrupt_handlers;
   PreparedRun prepared = prepare_run(scenario_file, options_in);
+  for (const std::string& w : prepared.warnings) err << "fulcrum: warning: " << w << "\n";
   const std::filesystem::path out_dir =
       vm.count("out") ? std::filesystem::path(vm["out"].as<std::string>())
                       : std::filesystem::path("out") / prepared.resolved.scenario.name;

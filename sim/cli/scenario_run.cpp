@@ -86,6 +86,7 @@ PreparedRun prepare_run(const std::string& scenario_path, const RunOptions& opti
   if (auto pipeline = load_pipeline(loaded, p.resolved, options.data_dir)) {
     p.pipeline = std::make_unique<models::PipelineData>(std::move(*pipeline));
   }
+  p.warnings = loaded.warnings;
   p.backend_name = options.backend;
   p.backend = backends::make_backend(options.backend, {.device = p.resolved.device,
                                                        .perf_model = p.perf_model.get(),

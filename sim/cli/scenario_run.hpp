@@ -54,6 +54,7 @@ struct PreparedRun {
   std::unique_ptr<backends::Backend> backend;
   std::function<void()> on_clock_start;  // RunSetup::on_clock_start of the run
   std::function<void()> on_clock_end;    // RunSetup::on_clock_end of the run
+  std::vector<std::string> warnings;     // LoadedScenario::warnings, for the verb to print
 };
 
 // Loads, applies overrides and --seed, resolves, builds the scenario's performance model
