@@ -356,3 +356,48 @@ TEST_CASE("a figure that drifts from the output fails its check", "[scenarios][f
   CHECK(numbers_in("ResNet-50 on orin-agx-64gb at MODE_30W, p99 and YOLOv8n; 61 ms, 6.25/s") ==
         std::vector<double>{61, 6.25});
 }
+
+TEST_CASE("docs/METRICS.md lists summary.json's keys in the order a run writes them",
+          "[scenarios][figures]") {
+  // The paragraph under "### `summary.json`" names every key in backticks; the keys of the
+  // quickstart's summary (top level, training, each stream, power, budgets) must appear there,
+  // each group in the run's order.
+  std::ifstream in(source_dir() / "docs/METRICS.md");
+  std::stringstream all;
+  all << in.rdbuf();
+  const std::string text = all.str();
+  const auto start = text.find("### `summary.json`");
+  REQUIRE(start != std::string::npos);
+  const std::string doc = text.substr(start, text.find("\n### ", start + 1) - start);
+  fulcrum::sim::RunOptions options;
+  const YAML::Node summary =
+      YAML::Load(fulcrum::sim::run_scenario_file(
+                     (source_dir() / "scenarios/quickstart.yaml").string(), options)
+                     .summary_json);
+  const auto check_order = [&doc](const YAML::Node& node, const std::string& group,
+                                  std::size_t from) {
+    std::size_t at = from;
+    for (const auto& kv : node) {
+      std::string key(1, '`');
+      key += kv.first.as<std::string>();
+      key += '`';
+      INFO(group << ": " << key << " after position " << at);
+      const std::size_t found = doc.find(key, at);
+      CHECK(found != std::string::npos);
+      if (found != std::string::npos) at = found + key.size();
+    }
+  };
+  check_order(summary, "top level", 0);
+  const auto group_at = [&doc](const std::string& name) {
+    std::string key(1, '`');
+    key += name;
+    key += '`';
+    const std::size_t at = doc.find(key);
+    REQUIRE(at != std::string::npos);
+    return at;
+  };
+  check_order(summary["training"], "training", group_at("training"));
+  check_order(summary["inference"][0], "inference", group_at("inference"));
+  check_order(summary["power"], "power", group_at("power"));
+  check_order(summary["budgets"], "budgets", group_at("budgets"));
+}
