@@ -13,7 +13,9 @@ Reads summary.json, requests.csv, power.csv and minibatches.csv and writes into 
                      latency budget when the scenario has one
   latency_cdf.<fmt>  latency CDF per stream over all completed requests, with the budget and
                      each stream's latency at the budget's percentile marked
-  power.<fmt>        power of each rail and of the module (W) against time (s)
+  power.<fmt>        power (W) against time (s): each sampling window's mean (its energy over
+                     its period, not an aliased instantaneous sample), rails stacked, the
+                     module's sum on top; clipped where a training job finished early
   timeline.<fmt>     GPU timeline: a bar per minibatch, one row per context (training, each
                      inference stream), over a short window (default 0-2 s)
 A figure whose file is missing (turned off in the scenario's `outputs:`) or that has nothing to
@@ -305,42 +307,83 @@ def plot_cdf(plt, run, latencies):
 
 
 def plot_power(plt, run, out_dir):
+    """Window-averaged power (energy over each sampling period), rails stacked.
+
+    Instantaneous samples alias against a periodic load (docs/METRICS.md, power.csv), so the
+    figure draws the window averages, each as a step over its own period. Rails at 0 W over the
+    whole run (a model that puts all power on one rail) are left out and named in the title. A
+    training job that finished early clips the time axis at its end (the rest is idle or
+    inference only); the title says so.
+    """
     path = os.path.join(out_dir, "power.csv")
     header = csv_header(path)
-    rails = [c for c in header if c.endswith("_w") and c != "module_w"]
-    columns = rails + (["module_w"] if "module_w" in header else [])
-    if not columns:
-        raise Skip(f"{path} has no power columns (<rail>_w, module_w)")
+    rails = [c for c in header if c.endswith("_avg_w") and c != "module_avg_w"]
+    if not rails or "module_avg_w" not in header:
+        raise Skip(f"{path} has no window-average columns (<rail>_avg_w, module_avg_w); "
+                   "it was written by an older Fulcrum")
+    columns = rails + ["module_avg_w"]
     t = array("d")
     series = [array("d") for _ in columns]
-    for row in csv_rows(path, ["time_s"] + columns):
+    for row in csv_rows(path, ["time_s"] + columns):  # row 0 ends no window: skipped (empty)
         t.append(row[0])
         for values, v in zip(series, row[1:]):
             values.append(v)
-    if not t:
-        raise Skip(f"{path} has no samples")
+    if len(t) < 1:
+        raise Skip(f"{path} has no complete sampling window")
+    period = t[1] - t[0] if len(t) > 1 else t[0]
+    module = series[-1]
+    shown = [(c[:-len("_avg_w")], v) for c, v in zip(rails, series[:-1]) if any(x != 0 for x in v)]
+    hidden = [c[:-len("_avg_w")] for c, v in zip(rails, series[:-1]) if not any(x != 0 for x in v)]
+
+    end = t[-1]
+    finished = (run.training or {}).get("finished_s")
+    clipped = finished is not None and finished < end
+    if clipped:
+        end = finished
+
+    # Steps: each window's average holds over (t - period, t].
+    edges = [t[0] - period] + list(t)
+
+    def steps(values):
+        return [values[0]] + list(values)
+
     fig, ax = plt.subplots(figsize=(10, 4.5))
-    size = 4 if len(t) <= 200 else 2  # one dot per sample: each is an instant, as jtop reads it
-    for c, values in zip(columns, series):
-        if c == "module_w":
-            ax.plot(t, values, ".", color="black", markersize=size, label="module (sum of rails)")
-        else:
-            ax.plot(t, values, ".", markersize=size, label=c[:-2])
-    average = (run.summary.get("power") or {}).get("avg_w")
+    below = [0.0] * len(edges)
+    for i, (name, values) in enumerate(shown):
+        above = [b + v for b, v in zip(below, steps(values))]
+        ax.fill_between(edges, below, above, step="pre", color=f"C{i}", alpha=0.75,
+                        linewidth=0, label=name)
+        below = above
+    ax.step(edges, steps(module), where="pre", color="black", linewidth=1.0, zorder=3,
+            label="module (sum of rails)")
+    if clipped:
+        # The whole run's average would count the idle tail that is not shown: the mean of the
+        # windows shown instead (whole windows up to the end of training).
+        inside = [v for x, v in zip(t, module) if x <= end]
+        average = sum(inside) / len(inside) if inside else None
+        average_label = "average while training"
+    else:
+        average = (run.summary.get("power") or {}).get("avg_w")
+        average_label = "run average"
     if average is not None:
-        ax.axhline(average, color="grey", linestyle=":", linewidth=1.2,
-                   label=f"module average {average:.1f} W")
+        ax.axhline(average, color="dimgrey", linestyle=":", linewidth=1.6, zorder=3,
+                   label=f"{average_label} {average:.1f} W")
     if run.power_budget is not None:
         kind = run.power_kind.replace("_", " ")
-        ax.axhline(run.power_budget, color="red", linestyle="--", linewidth=1.2,
+        ax.axhline(run.power_budget, color="red", linestyle="--", linewidth=1.2, zorder=3,
                    label=f"power budget {run.power_budget:g} W ({kind})")
-    end = max(t[-1], run.duration or 0) or 1
-    ax.set_xlim(-0.01 * end, 1.01 * end)  # a little room for the first and last dots
-    ax.set_ylim(bottom=0)
+    ax.set_xlim(0, end)
+    top = max(max(module), run.power_budget or 0, average or 0)
+    ax.set_ylim(0, 1.15 * top if top > 0 else 1)
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("power (W)")
-    period = f", sampled every {t[1] - t[0]:g} s" if len(t) > 1 else ""
-    ax.set_title(run.title(f"power per rail{period}"), fontsize=11)
+    ax.set_ylabel(f"power (W), mean over each {period:g} s window")
+    what = "power per rail, stacked"
+    if clipped:
+        what += f", until training finished at {finished:g} s"
+    ax.set_title(run.title(what), fontsize=11)
+    if hidden:
+        ax.text(0.0, -0.16, f"not shown: {', '.join(hidden)} (0 W throughout the run)",
+                transform=ax.transAxes, fontsize=8, color="dimgrey")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
     fig.tight_layout()

@@ -4,8 +4,9 @@
     python3 scripts/plot_validation.py BUNDLE [--format png|pdf|svg]
 
 Reads BUNDLE/comparison.json and writes BUNDLE/comparison.<fmt>: one panel of grouped bars per
-scope (each inference stream's latencies, training throughput, power), simulated beside measured,
-each pair labelled with the simulation's error in % of the measured value. Needs python3 and
+scope and unit (each inference stream's latencies in ms, training throughput per s, power in W,
+energy in J: never two units on one axis), simulated beside measured, each pair labelled with
+the simulation's error in % of the measured value. Needs python3 and
 matplotlib only (scripts/install-deps.sh --plots).
 """
 
@@ -13,6 +14,18 @@ import argparse
 import json
 import os
 import sys
+
+
+UNIT_LABELS = {"ms": "time (ms)", "/s": "rate (per s)", "W": "power (W)", "J": "energy (J)"}
+
+
+def unit_of(metric):
+    """The unit a metric's name ends in: p99_latency_ms -> ms, avg_power_w (device meter) -> W."""
+    name = metric.split(" (")[0]
+    for suffix, unit in (("_ms", "ms"), ("_per_s", "/s"), ("_w", "W"), ("_j", "J"), ("_s", "s")):
+        if name.endswith(suffix):
+            return unit
+    return ""
 
 
 def main():
@@ -33,13 +46,17 @@ def main():
     except ImportError:
         sys.exit("plot_validation: needs matplotlib (scripts/install-deps.sh --plots)")
 
-    scopes = []
+    # One panel per scope and unit: a bar in ms never shares an axis with one in req/s, nor W
+    # with J.
+    panels = []
     for m in comparison["metrics"]:
-        if m["scope"] not in scopes:
-            scopes.append(m["scope"])
-    fig, axes = plt.subplots(1, len(scopes), figsize=(4.5 * len(scopes), 4), squeeze=False)
-    for ax, scope in zip(axes[0], scopes):
-        rows = [m for m in comparison["metrics"] if m["scope"] == scope]
+        key = (m["scope"], unit_of(m["metric"]))
+        if key not in panels:
+            panels.append(key)
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 4), squeeze=False)
+    for ax, (scope, unit) in zip(axes[0], panels):
+        rows = [m for m in comparison["metrics"]
+                if m["scope"] == scope and unit_of(m["metric"]) == unit]
         xs = range(len(rows))
         sim = [m["simulated"] or 0 for m in rows]
         real = [m["measured"] or 0 for m in rows]
@@ -52,11 +69,15 @@ def main():
                             fontsize=8)
         ax.set_xticks(list(xs))
         ax.set_xticklabels([m["metric"] for m in rows], rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel(UNIT_LABELS.get(unit, unit or "value"))
         ax.set_title(scope)
-        ax.legend(fontsize=8)
+        ax.margins(y=0.12)  # room for the error labels
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 1.08), ncol=2,
+               fontsize=9, frameon=False)  # one legend above the panels, over no bar or label
     fig.tight_layout()
     out = os.path.join(args.bundle, f"comparison.{args.format}")
-    fig.savefig(out)
+    fig.savefig(out, dpi=150, bbox_inches="tight")
     print(f"plot_validation: wrote {out}")
 
 

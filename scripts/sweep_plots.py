@@ -8,11 +8,13 @@
 Writes into --figures (default: the CSV's folder):
   strategies.<fmt>  per strategy, over the configurations with a feasible optimum: the share where
                     it met both budgets, mean and 5th-percentile objective / oracle's (0 where it
-                    missed a budget), and the mean modes profiled per configuration (log scale)
+                    missed a budget), and the mean modes profiled per configuration (log scale;
+                    the oracle, which profiles nothing, gets a note instead of a bar)
   front.<fmt>       for one workload set, arrival case and latency budget (default: the first
                     set and arrival case in the CSV, the largest latency budget): the oracle's objective against the power budget -- the
                     best throughput the device can give at each budget, its throughput-power
-                    Pareto front -- with what each strategy reached (missed budgets drawn as 0)
+                    Pareto front -- with what each strategy reached (missed budgets drawn as 0),
+                    one marker shape per strategy, side by side at each budget
 Columns: docs/SEARCH.md ("fulcrum sweep"). Needs python3 and matplotlib only.
 """
 
@@ -72,28 +74,44 @@ def main():
 
     summary = summarise(rows)
     names = list(summary)
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
-    x = range(len(names))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
+    x = list(range(len(names)))
     axes[0].bar(x, [summary[n]["met_pct"] for n in names], color="tab:green")
     axes[0].set_ylabel("budgets met (% of feasible configurations)")
     axes[0].set_ylim(0, 105)
+    axes[0].set_title("budgets met", fontsize=10)
     width = 0.4
     axes[1].bar([i - width / 2 for i in x], [summary[n]["mean"] for n in names], width,
                 label="mean")
-    axes[1].bar([i + width / 2 for i in x], [summary[n]["p5"] for n in names], width, label="p5")
-    axes[1].set_ylabel("objective / oracle's")
+    axes[1].bar([i + width / 2 for i in x], [summary[n]["p5"] for n in names], width,
+                label="5th percentile")
+    axes[1].set_ylabel("objective / oracle's (0 where a budget was missed)")
     axes[1].set_ylim(0, 1.05)
-    axes[1].legend()
-    axes[2].bar(x, [max(summary[n]["mean_modes"], 0.1) for n in names], color="tab:gray")
-    axes[2].set_yscale("log")
-    axes[2].set_ylabel("modes profiled per configuration")
+    axes[1].set_title("objective reached", fontsize=10)
+    axes[1].legend(fontsize="small", loc="lower left")
+    # The oracle reads the exact truth and profiles nothing: no bar (a log axis has no 0), a note.
+    profiled = [n for n in names if summary[n]["mean_modes"] > 0]
+    px = [names.index(n) for n in profiled]
+    axes[2].bar(px, [summary[n]["mean_modes"] for n in profiled], color="tab:gray")
+    for i, n in enumerate(names):
+        if summary[n]["mean_modes"] == 0:
+            axes[2].annotate("profiles\nnothing", (i, 0), xycoords=("data", "axes fraction"),
+                             xytext=(0, 6), textcoords="offset points", ha="center",
+                             va="bottom", fontsize=8, color="dimgrey")
+    if profiled:
+        axes[2].set_yscale("log")
+    axes[2].set_ylabel("modes profiled per configuration (mean)")
+    axes[2].set_title("profiling cost", fontsize=10)
     for ax in axes:
-        ax.set_xticks(list(x))
-        ax.set_xticklabels(names, rotation=45, ha="right")
+        ax.set_xticks(x)
+        ax.set_xticklabels(names, rotation=30, ha="right")
+        ax.set_xlim(-0.6, len(names) - 0.4)
+        ax.set_xlabel("strategy")
+        ax.grid(axis="y", alpha=0.3)
     fig.suptitle(f"{os.path.basename(args.csv)}: {len(rows) // max(len(names), 1)} configurations")
     fig.tight_layout()
     path = os.path.join(figures, f"strategies.{args.format}")
-    fig.savefig(path)
+    fig.savefig(path, dpi=150, bbox_inches="tight")
     print(f"wrote {path}")
 
     workloads = args.workloads or rows[0]["workloads"]
@@ -115,18 +133,27 @@ def main():
     xs = sorted(oracle)
     ax.step(xs, [oracle[p] for p in xs], where="post", color="black", linewidth=2,
             label="oracle (front)")
-    for name, pts in by_strategy.items():
-        if name == "oracle":
-            continue
-        pts.sort()
-        ax.plot([p for p, _ in pts], [v for _, v in pts], marker=".", linestyle="", label=name)
-    ax.set_xlabel("power budget (W)")
+    # Strategies often reach the same value at the same budget: each gets its own marker shape
+    # and a small sideways offset (a fraction of the budgets' spacing), so none hides another.
+    markers = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
+    strategies = [n for n in by_strategy if n != "oracle"]
+    gaps = [b - a for a, b in zip(xs, xs[1:]) if b > a]
+    spread = 0.3 * (min(gaps) if gaps else 1.0)
+    for k, name in enumerate(strategies):
+        pts = sorted(by_strategy[name])
+        offset = spread * ((k + 0.5) / len(strategies) - 0.5)
+        ax.plot([p + offset for p, _ in pts], [v for _, v in pts], marker=markers[k % len(markers)],
+                linestyle="", markersize=6, markerfacecolor="none", markeredgewidth=1.3,
+                color=f"C{k}", label=name)
+    ax.set_xlabel("power budget (W); strategies drawn side by side at each budget")
     ax.set_ylabel("objective (training minibatches per window or per s)")
-    ax.set_title(f"{workloads}, arrival {arrival}/s, latency budget {latency} s")
-    ax.legend(fontsize="small")
+    ax.set_title(f"{workloads}, arrival {arrival}/s, latency budget {latency} s", fontsize=10)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
     path = os.path.join(figures, f"front.{args.format}")
-    fig.savefig(path)
+    fig.savefig(path, dpi=150, bbox_inches="tight")
     print(f"wrote {path}")
 
 

@@ -1,6 +1,9 @@
 #include "models/io/csv_reader.hpp"
 
+#include <cstdio>
+#include <filesystem>
 #include <istream>
+#include <string>
 #include <utility>
 
 namespace fulcrum::models {
@@ -50,8 +53,66 @@ CsvReader::CsvReader(std::istream& in, std::string source) : in_(in), source_(st
   if (next_content_line(row)) header_ = std::move(row);
 }
 
+std::ifstream open_csv_file(const std::string& path, const std::string& what,
+                            std::uintmax_t max_bytes) {
+  namespace fs = std::filesystem;
+  const auto refuse = [&](const std::string& problem) {
+    throw InputError(SourceLocation{path, 0, 0}, "", what + " " + problem);
+  };
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) refuse("file does not exist or cannot be read");
+  if (!fs::is_regular_file(status)) {
+    refuse("is not a regular file (a folder, device, FIFO or socket is not read as CSV)");
+  }
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) refuse("file cannot be read");
+  if (size > max_bytes) {
+    refuse("file is " + std::to_string(size) + " bytes, more than the limit of " +
+           std::to_string(max_bytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) refuse("file cannot be opened");
+  return in;
+}
+
+std::string printable_excerpt(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < max_bytes; ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (u >= 0x20 && u < 0x7f) {
+      out += text[i];
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    }
+  }
+  if (text.size() > max_bytes) out += "...";
+  return out;
+}
+
 bool CsvReader::read_line(std::string& line) {
-  if (!std::getline(in_, line)) return false;
+  // Like std::getline, but a line is never read past kMaxCsvLineBytes.
+  line.clear();
+  std::streambuf* buf = in_.rdbuf();
+  if (buf == nullptr || !in_.good()) return false;
+  bool any = false;
+  while (true) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in_.setstate(std::ios::eofbit);
+      if (!any) return false;
+      break;
+    }
+    any = true;
+    if (c == '\n') break;
+    if (line.size() == kMaxCsvLineBytes) {
+      throw InputError(SourceLocation{source_, lines_read_ + 1, 1}, "",
+                       "line longer than " + std::to_string(kMaxCsvLineBytes) + " bytes");
+    }
+    line.push_back(static_cast<char>(c));
+  }
   if (++lines_read_ == 1 && std::string_view(line).substr(0, kUtf8Bom.size()) == kUtf8Bom) {
     line.erase(0, kUtf8Bom.size());
   }

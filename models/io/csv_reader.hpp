@@ -12,10 +12,14 @@
 // with LF or CRLF; lines that are blank (spaces and tabs only) or whose first other character is
 // `#` are skipped; the first remaining line is the header; every line is split at each comma (no
 // quoting, so a cell cannot hold a comma) and each cell is trimmed of spaces and tabs. Lines and
-// columns are 1-based; columns count bytes of the line after the byte-order mark.
+// columns are 1-based; columns count bytes of the line after the byte-order mark. A line longer
+// than kMaxCsvLineBytes is refused (InputError at that line), so a file without line breaks is
+// never read into memory whole.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <fstream>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -25,6 +29,22 @@
 #include "models/error.hpp"
 
 namespace fulcrum::models {
+
+// Limits on CSV inputs, as for YAML inputs: the longest line, the largest file (the published
+// measurement files are about 2 MB).
+inline constexpr std::size_t kMaxCsvLineBytes = std::size_t{1} << 16;          // 64 KiB
+inline constexpr std::uintmax_t kMaxCsvFileBytes = std::uintmax_t{256} << 20;  // 256 MiB
+
+// Opens a CSV input file for reading. Refuses (InputError "path: problem", `what` naming the
+// input, e.g. "profile") a path that does not exist or cannot be read, what is not a regular
+// file (a folder, a device such as /dev/zero, a FIFO, which would block) and a file larger than
+// `max_bytes`.
+std::ifstream open_csv_file(const std::string& path, const std::string& what,
+                            std::uintmax_t max_bytes = kMaxCsvFileBytes);
+
+// Untrusted text (a cell, a header) as it may be echoed in a one-line message: printable ASCII
+// kept, every other byte written as \xNN, cut after `max_bytes` bytes with "...".
+std::string printable_excerpt(std::string_view text, std::size_t max_bytes = 40);
 
 struct CsvCell {
   std::string text;  // trimmed of surrounding spaces and tabs; may be empty

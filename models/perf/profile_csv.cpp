@@ -6,6 +6,7 @@
 #include <fstream>
 #include <istream>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 #include "models/io/csv_reader.hpp"
@@ -137,6 +138,11 @@ class Parser {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       const std::string& name = cells[i].text;
       if (name.empty()) fail(line_no, cells[i].column, "", "empty column name in the header");
+      // A header is echoed in messages, so it must be text: a binary file is refused here.
+      if (printable_excerpt(name, name.size()) != name) {
+        fail(line_no, cells[i].column, "",
+             "column name '" + printable_excerpt(name) + "' is not printable text");
+      }
       for (std::size_t j = 0; j < i; ++j) {
         if (cells[j].text == name)
           fail(line_no, cells[i].column, name, "column appears twice in the header");
@@ -189,22 +195,27 @@ class Parser {
       row.phase = ProfilePhase::idle;
     } else {
       fail(line_no, phase.column, key(kPhase),
-           "unknown phase '" + phase.text + "' (expected " + layout_->expected_phases + ")");
+           "unknown phase '" + printable_excerpt(phase.text) + "' (expected " +
+               layout_->expected_phases + ")");
     }
     const bool idle = row.phase == ProfilePhase::idle;
     if (workload_index_) {
       // Idle rows measure the device, so in a multi-workload file their workload may be empty.
       const CsvCell& c = cells[*workload_index_];
       if (!c.text.empty()) {
+        if (printable_excerpt(c.text, c.text.size()) != c.text) {
+          fail(line_no, c.column, layout_->workload,
+               "'" + printable_excerpt(c.text) + "' is not printable text");
+        }
         row.workload = c.text;
       } else if (!idle) {
         fail(line_no, c.column, layout_->workload, "missing value");
       }
     }
-    row.cores = positive_int(cell(kCores), line_no, key(kCores));
-    row.cpu_khz = positive_number(cell(kCpuKhz), line_no, key(kCpuKhz));
-    row.gpu_hz = positive_number(cell(kGpuHz), line_no, key(kGpuHz));
-    row.emc_hz = positive_number(cell(kEmcHz), line_no, key(kEmcHz));
+    row.cores = int_in(cell(kCores), line_no, key(kCores), kProfileCores);
+    row.cpu_khz = number_in(cell(kCpuKhz), line_no, key(kCpuKhz), kProfileCpuKhz);
+    row.gpu_hz = number_in(cell(kGpuHz), line_no, key(kGpuHz), kProfileGpuHz);
+    row.emc_hz = number_in(cell(kEmcHz), line_no, key(kEmcHz), kProfileEmcHz);
     if (idle) {
       const CsvCell& b = cell(kBatchSize);
       if (b.text != "0") fail(line_no, b.column, "batch_size", "idle rows must have batch_size 0");
@@ -214,17 +225,17 @@ class Parser {
         fail(line_no, t.column, "time_ms", "idle rows must leave time_ms empty");
       }
     } else {
-      row.batch_size = positive_int(cell(kBatchSize), line_no, key(kBatchSize));
-      row.time_ms = positive_number(cell(kTimeMs), line_no, key(kTimeMs));
+      row.batch_size = int_in(cell(kBatchSize), line_no, key(kBatchSize), kProfileBatchSize);
+      row.time_ms = number_in(cell(kTimeMs), line_no, key(kTimeMs), kProfileTimeMs);
     }
-    row.power_w = positive_number(cell(kPowerW), line_no, key(kPowerW));
+    row.power_w = number_in(cell(kPowerW), line_no, key(kPowerW), kProfilePowerW);
     row.rail_power_w.reserve(rails);
     for (std::size_t i : rail_index_) {
       const CsvCell& c = cells[i];
       if (c.text.empty()) {
         row.rail_power_w.push_back(std::nullopt);
       } else {
-        row.rail_power_w.push_back(non_negative_number(c, line_no, header_[i].text));
+        row.rail_power_w.push_back(number_in(c, line_no, header_[i].text, kProfileRailW));
       }
     }
     return row;
@@ -237,37 +248,38 @@ class Parser {
     const char* last = first + c.text.size();
     auto [ptr, ec] = std::from_chars(first, last, v);
     if (ec != std::errc() || ptr != last) {
-      fail(line_no, c.column, key, "expected a number, found '" + c.text + "'");
+      fail(line_no, c.column, key, "expected a number, found '" + printable_excerpt(c.text) + "'");
     }
     if (!std::isfinite(v))
-      fail(line_no, c.column, key, "expected a finite number, found '" + c.text + "'");
+      fail(line_no, c.column, key,
+           "expected a finite number, found '" + printable_excerpt(c.text) + "'");
     return v;
   }
 
-  double positive_number(const CsvCell& c, int line_no, const std::string& key) const {
-    double v = number(c, line_no, key);
-    if (!(v > 0))
-      fail(line_no, c.column, key, "expected a positive number, found '" + c.text + "'");
+  // A number inside the column's physical range (ProfileRange), else one located line.
+  double number_in(const CsvCell& c, int line_no, const std::string& key,
+                   const ProfileRange& range) const {
+    const double v = number(c, line_no, key);
+    if (!range.contains(v)) {
+      fail(line_no, c.column, key,
+           "expected " + range.describe() + ", found '" + printable_excerpt(c.text) + "'");
+    }
     return v;
   }
 
-  double non_negative_number(const CsvCell& c, int line_no, const std::string& key) const {
-    double v = number(c, line_no, key);
-    if (v < 0)
-      fail(line_no, c.column, key, "expected a non-negative number, found '" + c.text + "'");
-    return v;
-  }
-
-  int positive_int(const CsvCell& c, int line_no, const std::string& key) const {
+  int int_in(const CsvCell& c, int line_no, const std::string& key,
+             const ProfileRange& range) const {
     if (c.text.empty()) fail(line_no, c.column, key, "missing value");
-    int v = 0;
+    long long v = 0;
     const char* first = c.text.data();
     const char* last = first + c.text.size();
     auto [ptr, ec] = std::from_chars(first, last, v);
-    if (ec != std::errc() || ptr != last || v <= 0) {
-      fail(line_no, c.column, key, "expected a positive integer, found '" + c.text + "'");
+    if (ec != std::errc() || ptr != last || !range.contains(static_cast<double>(v))) {
+      fail(line_no, c.column, key,
+           "expected an integer in " + range.bounds() + ", found '" + printable_excerpt(c.text) +
+               "'");
     }
-    return v;
+    return static_cast<int>(v);
   }
 
   std::string source_;
@@ -285,9 +297,118 @@ ProfileTable parse_profile_csv(std::istream& in, const std::string& source) {
 }
 
 ProfileTable read_profile_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open profile file");
+  std::ifstream in = open_csv_file(path, "profile");
   return parse_profile_csv(in, path);
+}
+
+std::string ProfileRange::bounds() const {
+  std::ostringstream text;
+  text << min << ".." << max;
+  if (unit[0] != '\0') text << " " << unit;
+  return text.str();
+}
+
+std::string ProfileRange::describe() const { return "a number in " + bounds(); }
+
+namespace {
+
+void append_number(std::string& out, double v) {
+  // 12 significant digits in the shortest form, as the simulator's other outputs; what is not
+  // finite never gets here (the row is checked against the column's range first).
+  char buf[32];
+  auto [end, ec] =
+      std::to_chars(buf, buf + sizeof buf, v == 0 ? 0.0 : v, std::chars_format::general, 12);
+  out.append(buf, ec == std::errc() ? end : buf);
+}
+
+void append_int(std::string& out, long long v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc() ? end : buf);
+}
+
+}  // namespace
+
+std::optional<std::string> profile_cell_problem(const std::string& text) {
+  const auto quoted = [&text](const char* problem) {
+    std::string out(1, '\'');
+    out += printable_excerpt(text);
+    out += "' ";
+    out += problem;
+    return out;
+  };
+  if (text.find_first_of(",\r\n") != std::string::npos) {
+    return quoted("holds a comma or a line break, which no CSV cell can");
+  }
+  if (printable_excerpt(text, text.size()) != text) return quoted("is not printable text");
+  if (!text.empty() && (text.front() == ' ' || text.back() == ' ' || text.front() == '#')) {
+    return quoted(
+        "starts or ends with a space, or starts with '#', which the reader would not keep");
+  }
+  return std::nullopt;
+}
+
+std::string profile_csv_text(const ProfileTable& table, const std::string& dataset,
+                             const std::vector<std::string>& comments) {
+  const auto refuse = [](const std::string& key, const std::string& problem) {
+    throw InputError(std::nullopt, key, problem);
+  };
+  if (auto problem = profile_cell_problem(dataset)) refuse("dataset", *problem);
+  std::string out;
+  for (const std::string& c : comments) {
+    if (c.find_first_of("\r\n") != std::string::npos) refuse("comment", "holds a line break");
+    out += "# " + c + "\n";
+  }
+  const std::size_t rails = table.rail_names.size();
+  for (const std::string& r : table.rail_names) {
+    if (auto problem = profile_cell_problem(r)) refuse("rail", *problem);
+    if (r.empty()) refuse("rail", "empty rail name");
+  }
+  out +=
+      "model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,"
+      "minibatch_time_ms,power_w";
+  for (const std::string& r : table.rail_names) out += "," + r + "_w";
+  out += "\n";
+  for (const ProfileRow& r : table.rows) {
+    const bool idle = r.phase == ProfilePhase::idle;
+    const std::string workload = r.workload.value_or("");
+    if (auto problem = profile_cell_problem(workload)) refuse("model", *problem);
+    if (r.rail_power_w.size() != rails) {
+      refuse("rails", "a row has " + std::to_string(r.rail_power_w.size()) +
+                          " rail powers, the table " + std::to_string(rails) + " rails");
+    }
+    const char* phase = r.phase == ProfilePhase::training    ? "train"
+                        : r.phase == ProfilePhase::inference ? "infer"
+                                                             : "idle";
+    out += workload + "," + dataset + "," + phase + ",";
+    append_int(out, idle ? 0 : r.batch_size);
+    out += ",";
+    append_int(out, r.cores);
+    for (double v : {r.cpu_khz, r.gpu_hz, r.emc_hz}) {
+      out += ",";
+      append_number(out, v);
+    }
+    out += ",";
+    if (!idle && r.time_ms) append_number(out, *r.time_ms);
+    out += ",";
+    append_number(out, r.power_w);
+    for (const std::optional<double>& w : r.rail_power_w) {
+      out += ",";
+      if (w) append_number(out, *w);
+    }
+    out += "\n";
+  }
+  // What the reader refuses is never written: a value outside its column's range or not finite,
+  // a measured row without its workload, a duplicate row.
+  std::istringstream check(out);
+  try {
+    parse_profile_csv(check, "profile to write");
+  } catch (const InputError& e) {
+    throw InputError(
+        std::nullopt, "",
+        std::string("refusing to write a profile its own reader refuses: ") + e.what());
+  }
+  return out;
 }
 
 }  // namespace fulcrum::models

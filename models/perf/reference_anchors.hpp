@@ -2,8 +2,8 @@
 // power mode) read from the reference CSVs, the data the analytic model is fitted to and checked
 // against. Plain CSV reading; rows that name another device are skipped.
 //
-//   ReferenceData ref = load_reference_data("/work/shared/reference", orin_spec);
-//   CalibrationResult fit = fit_analytic(orin_spec, ref.anchors, lookup);
+//   ReferenceData ref = load_reference_data("path/to/reference", orin_spec);  //
+//   FULCRUM_REFERENCE_DIR CalibrationResult fit = fit_analytic(orin_spec, ref.anchors, lookup);
 #pragma once
 
 #include <optional>

@@ -331,6 +331,19 @@ PredictReport predict(const PredictRequest& request) {
   }
 
   if (request.out_csv) {
+    // What the profile reader would refuse is never written: a prediction outside a profile
+    // column's range. Nothing is written then.
+    for (std::size_t i = 0; i < at_rows.size(); ++i) {
+      const double time_ms = predicted[i].time_s * 1e3;
+      const double power_w = predicted[i].power_w;
+      if (!models::kProfileTimeMs.contains(time_ms) || !models::kProfilePowerW.contains(power_w)) {
+        throw InputError(at_rows[i].where, "--out",
+                         "the prediction for this row (" + significant(time_ms, 4) + " ms, " +
+                             significant(power_w, 4) + " W) is outside a profile's ranges (" +
+                             models::kProfileTimeMs.bounds() + ", " +
+                             models::kProfilePowerW.bounds() + "); nothing was written");
+      }
+    }
     std::ostringstream csv;
     csv << kPredictionsSignature << " --predictor " << predictor << " --seed " << seed << " for "
         << workload << ", fitted to " << fit_rows.size() << " rows of " << fit_table.source << "\n";

@@ -11,15 +11,15 @@
 #include "backends/hardware/minibatch_profiler.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
+#include "models/io/csv_reader.hpp"
+#include "models/perf/profile_csv.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "sim/app/profiling.hpp"
 #include "sim/config/device_catalog_loader.hpp"
-#include "sim/config/input_text.hpp"
 #include "sim/config/perf_model_loader.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/number_format.hpp"
 #include "sim/report/output_path.hpp"
-#include "sim/scenario/scenario_limits.hpp"
 
 namespace fulcrum::sim::app {
 
@@ -42,19 +42,17 @@ ProfileReport profile(const ProfileRequest& request, std::ostream& notes) {
   }
   // What the profile's own reader refuses is refused here, before any measurement.
   const std::string& dataset = request.dataset;
-  if (dataset.empty() || dataset.find_first_of(",\"\r\n") != std::string::npos) {
-    throw InputError(std::nullopt, "--dataset",
-                     "must be a non-empty word without commas, quotes or line breaks, got '" +
-                         printable(dataset) + "'");
+  if (auto problem = models::profile_cell_problem(dataset)) {
+    throw InputError(std::nullopt, "--dataset", *problem);
   }
   std::vector<backends::ProfilePoint> points;
   const std::vector<std::string>& phases = request.phases;
   const std::vector<int>& batches = request.batch_sizes;
   for (const int b : batches) {
-    if (b > limits::kMaxBatchSize) {
+    if (!models::kProfileBatchSize.contains(b)) {
       throw InputError(std::nullopt, "--batch-sizes",
-                       "expected at most " + std::to_string(limits::kMaxBatchSize) + ", got " +
-                           std::to_string(b));
+                       "expected batch sizes in " + models::kProfileBatchSize.bounds() +
+                           ", found " + std::to_string(b));
     }
   }
   std::vector<const models::Workload*> seen;
@@ -65,7 +63,8 @@ ProfileReport profile(const ProfileRequest& request, std::ostream& notes) {
                        "unknown workload '" + name + "'; see fulcrum workloads");
     }
     if (std::find(seen.begin(), seen.end(), w) != seen.end()) {
-      throw InputError(std::nullopt, "--workloads", "'" + name + "' is given twice");
+      throw InputError(std::nullopt, "--workloads",
+                       "'" + models::printable_excerpt(name) + "' is listed twice");
     }
     seen.push_back(w);
     for (const std::string& phase : phases) {

@@ -10,6 +10,7 @@
 #include "models/device/mode_space.hpp"
 #include "models/device/power_mode_resolver.hpp"
 #include "models/error.hpp"
+#include "models/perf/profile_csv.hpp"
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/json_writer.hpp"
 #include "sim/report/number_format.hpp"
@@ -165,60 +166,48 @@ std::string profile_csv_text(const std::vector<backends::ProfileMeasurement>& ro
                              const std::vector<std::string>& rails,
                              const std::vector<std::string>& comments, const std::string& dataset,
                              const std::vector<IdleMeasurement>& idle) {
+  // The format is models/perf's (one writer beside its reader); this only maps measurements to
+  // its rows.
   const bool with_rails =
       !rails.empty() &&
       std::all_of(rows.begin(), rows.end(),
                   [&](const auto& r) { return r.rail_power_w.size() == rails.size(); }) &&
       std::all_of(idle.begin(), idle.end(),
                   [&](const auto& i) { return i.power.power_w.size() == rails.size(); });
-  std::string out;
-  for (const std::string& c : comments) out += "# " + c + "\n";
-  for (const IdleMeasurement& i : idle) {
-    if (i.metering) out += "# idle at " + power_mode_label(i.mode) + ": " + i.metering->note + "\n";
-  }
-  out +=
-      "model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,"
-      "minibatch_time_ms,power_w";
-  if (with_rails) {
-    for (const std::string& r : rails) out += "," + r + "_w";
-  }
-  out += "\n";
+  models::ProfileTable table;
+  if (with_rails) table.rail_names = rails;
+  const auto with_mode = [](models::ProfileRow& row, const models::PowerMode& m) {
+    row.cores = m.cores;
+    row.cpu_khz = m.cpu_khz;
+    row.gpu_hz = m.gpu_hz;
+    row.emc_hz = m.emc_hz;
+  };
   for (const backends::ProfileMeasurement& r : rows) {
-    out += r.workload + "," + dataset + "," +
-           (r.phase == models::Phase::training ? "train" : "infer") + ",";
-    append_integer(out, static_cast<std::int64_t>(r.batch_size));
-    out += ",";
-    append_integer(out, static_cast<std::int64_t>(r.mode.cores));
-    for (double v : {r.mode.cpu_khz, r.mode.gpu_hz, r.mode.emc_hz, r.time_ms, r.power_w}) {
-      out += ",";
-      append_csv_number(out, v);
-    }
-    if (with_rails) {
-      for (double w : r.rail_power_w) {
-        out += ",";
-        append_csv_number(out, w);
-      }
-    }
-    out += "\n";
+    models::ProfileRow row;
+    row.workload = r.workload;
+    with_mode(row, r.mode);
+    row.phase = r.phase == models::Phase::training ? models::ProfilePhase::training
+                                                   : models::ProfilePhase::inference;
+    row.batch_size = r.batch_size;
+    row.time_ms = r.time_ms;
+    row.power_w = r.power_w;
+    if (with_rails) row.rail_power_w.assign(r.rail_power_w.begin(), r.rail_power_w.end());
+    table.rows.push_back(std::move(row));
   }
   for (const IdleMeasurement& i : idle) {
-    out += "," + dataset + ",idle,0,";
-    append_integer(out, static_cast<std::int64_t>(i.mode.cores));
-    for (double v : {i.mode.cpu_khz, i.mode.gpu_hz, i.mode.emc_hz}) {
-      out += ",";
-      append_csv_number(out, v);
-    }
-    out += ",,";
-    append_csv_number(out, i.power.module_w());
-    if (with_rails) {
-      for (double w : i.power.power_w) {
-        out += ",";
-        append_csv_number(out, w);
-      }
-    }
-    out += "\n";
+    models::ProfileRow row;
+    with_mode(row, i.mode);
+    row.phase = models::ProfilePhase::idle;
+    row.power_w = i.power.module_w();
+    if (with_rails) row.rail_power_w.assign(i.power.power_w.begin(), i.power.power_w.end());
+    table.rows.push_back(std::move(row));
   }
-  return out;
+  std::vector<std::string> lines = comments;
+  for (const IdleMeasurement& i : idle) {
+    if (i.metering)
+      lines.push_back("idle at " + power_mode_label(i.mode) + ": " + i.metering->note);
+  }
+  return models::profile_csv_text(table, dataset, lines);
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {

@@ -64,6 +64,7 @@ RunPlan RunPlan::load(const PlanRequest& request) {
       devices_for(request.data_dir, loaded.scenario.device.model));
   p.resolved_ = resolve(loaded, *p.devices_);
   p.sources_ = loaded.sources;
+  p.warnings_ = loaded.warnings;
   try {
     p.perf_model_ = load_perf_model(p.resolved_.scenario.device.perf_model, request.data_dir,
                                     *p.resolved_.device, simulates_pipeline(p.resolved_.scenario));
@@ -94,6 +95,7 @@ RunPlan RunPlan::derived() const {
   p.data_dir_ = data_dir_;
   p.devices_ = devices_;
   p.resolved_ = resolved_;
+  p.warnings_ = warnings_;
   // A derived plan's values come from the caller, not the file: its errors name the key only.
   p.perf_model_ = perf_model_;
   p.backend_model_ = backend_model_;
@@ -115,7 +117,8 @@ void RunPlan::make_backend() {
 }
 
 void RunPlan::check_items() const {
-  check_predictable(LoadedScenario{resolved_.scenario, sources_}, resolved_, *perf_model_);
+  check_predictable(LoadedScenario{resolved_.scenario, sources_, warnings_}, resolved_,
+                    *perf_model_);
 }
 
 RunPlan RunPlan::with_mode(const models::PowerMode& mode) const {

@@ -84,6 +84,9 @@ class RunPlan {
   const BackendChoice& backend_choice() const { return backend_choice_; }
   const std::string& data_dir() const { return data_dir_; }
   const std::string& scenario_path() const { return scenario_path_; }
+  // What the scenario sets without effect (LoadedScenario::warnings: one located line each), for
+  // the caller to show; derived plans keep them.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   // The same run in another power mode of the device (cores and CPU/GPU/EMC clocks of its
   // tables), as a custom mode; a preset `power_mode:` is replaced. A mode the device's tables
@@ -138,6 +141,7 @@ class RunPlan {
   std::string data_dir_;
   std::shared_ptr<const models::DeviceCatalog> devices_;
   ScenarioSources sources_;  // where the user's values came from; empty in derived plans
+  std::vector<std::string> warnings_;
   ResolvedScenario resolved_;
   std::shared_ptr<const models::PerfModel> perf_model_;
   std::shared_ptr<const models::PerfModel> backend_model_;

@@ -17,6 +17,9 @@ namespace fulcrum::sim::app {
 
 RunReport run_scenario(const RunRequest& request, std::ostream* notes, ProgressFn progress) {
   RunPlan plan = RunPlan::load(request.plan);
+  if (request.on_warning) {
+    for (const std::string& w : plan.warnings()) request.on_warning(w);
+  }
   const std::filesystem::path out_dir =
       request.out_dir ? *request.out_dir : std::filesystem::path("out") / plan.scenario().name;
   ResultFolder::Options folder_options;

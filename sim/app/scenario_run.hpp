@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -21,6 +22,9 @@ struct RunRequest {
   std::optional<std::filesystem::path> out_dir = std::nullopt;  // absent: out/<scenario name>
   bool wait = false;  // wait for another run that holds the folder instead of refusing
   std::vector<std::string> command_line = {};  // recorded in run.json
+  // Called with each of the plan's warnings (RunPlan::warnings) once it is loaded, before the
+  // folder is claimed or anything runs; may be empty.
+  std::function<void(const std::string&)> on_warning = {};
 };
 
 struct RunReport {

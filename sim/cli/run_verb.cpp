@@ -94,6 +94,7 @@ int cmd_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   request.command_line = {"fulcrum", "run"};
   request.command_line.insert(request.command_line.end(), args.begin(), args.end());
   const bool quiet = vm.count("quiet") > 0;
+  request.on_warning = [&err](const std::string& w) { err << "fulcrum: warning: " << w << "\n"; };
 
   // From here a signal stops the run at its next check point instead of killing the process, so
   // that what it staged is removed (sim/report/interrupt.hpp).

@@ -4,7 +4,7 @@
 //
 //   models::AnalyticCoefficients c = load_calibration(data_dir +
 //   "/calibration/orin-agx-64gb.yaml"); CalibrationReport r =
-//   calibrate_from_reference("/work/shared/reference", orin);
+//   calibrate_from_reference("path/to/reference", orin);   // FULCRUM_REFERENCE_DIR
 #pragma once
 
 #include <string>

@@ -138,7 +138,7 @@ class ScenarioReader {
     if (auto n = root.optional("device")) s.device = read_device(*n, out.sources);
     if (auto n = root.optional("gpu_sharing")) s.gpu_sharing = read_gpu_sharing(*n);
     if (auto n = root.optional("training"); n && !n->is_null()) {
-      s.training = read_training(*n, out.sources);
+      s.training = read_training(*n, out.sources, out.warnings);
     }
     if (auto n = root.optional("inference"); n && !n->is_null()) {
       s.inference = read_inference(*n, out.sources);
@@ -388,7 +388,8 @@ class ScenarioReader {
     n.fail("unknown variant '" + s + "' (known: windowed, greedy)");
   }
 
-  TrainingSpec read_training(const YamlNode& n, ScenarioSources& sources) const {
+  TrainingSpec read_training(const YamlNode& n, ScenarioSources& sources,
+                             std::vector<std::string>& warnings) const {
     n.allow_keys({"workload", "dataset", "batch_size", "epochs", "dataloader", "data_pipeline"});
     TrainingSpec t;
     const YamlNode w = n.required("workload");
@@ -399,7 +400,8 @@ class ScenarioReader {
     sources.record(d.path(), where(d));
     if (auto b = n.optional("batch_size")) t.batch_size = read_batch_size(*b);
     if (auto e = n.optional("epochs")) t.epochs = read_int_in(*e, 1, limits::kMaxEpochs);
-    if (auto f = n.optional("data_pipeline")) {
+    const std::optional<YamlNode> pipeline = n.optional("data_pipeline");
+    if (auto f = pipeline) {
       const std::string kind = f->as_string();
       if (kind == to_string(DataPipelineKind::none)) {
         t.data_pipeline = DataPipelineKind::none;
@@ -422,6 +424,23 @@ class ScenarioReader {
       if (auto f = dl->optional("storage")) {
         t.dataloader.storage = read_nonempty(*f);
         sources.record(f->path(), where(*f));
+      }
+      // workers, prefetch_factor and storage describe the dataloader: given, they ask for it,
+      // unless data_pipeline says otherwise, which then leaves them inert and says so.
+      // (dataset_scale alone scales the epoch under either pipeline.)
+      std::optional<YamlNode> first_dataloader_key;
+      for (const char* key : {"workers", "prefetch_factor", "storage"}) {
+        if (!first_dataloader_key) first_dataloader_key = dl->optional(key);
+      }
+      if (first_dataloader_key && !pipeline) {
+        t.data_pipeline = DataPipelineKind::dataloader;
+      } else if (first_dataloader_key && t.data_pipeline == DataPipelineKind::none) {
+        warnings.push_back(
+            InputError(where(*first_dataloader_key), first_dataloader_key->path(),
+                       "ignored: data_pipeline is none, so the dataloader block's workers, "
+                       "prefetch_factor and storage change nothing (remove them, or set "
+                       "data_pipeline: dataloader)")
+                .what());
       }
     }
     return t;

@@ -39,6 +39,9 @@ class ScenarioSources {
 struct LoadedScenario {
   Scenario scenario;
   ScenarioSources sources;
+  // What was read but changes nothing (a dataloader block under data_pipeline: none), one line
+  // each, located as errors are ("file:line:col: key.path: problem"); the verbs print them.
+  std::vector<std::string> warnings;
 };
 
 // A seed as text, the one rule for `seed:` and `--seed`: a decimal integer in

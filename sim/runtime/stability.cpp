@@ -36,6 +36,30 @@ bool never_dispatched(const StreamBacklog& s) {
   return s.arrived > 0 && s.batches_dispatched == 0 && !s.dispatches_partial;
 }
 
+// More than the noise floor of requests, and more than half of those not dropped, still queued
+// at the end: most of what arrived was never served, however the backlog moved.
+double growth_limit(const StreamBacklog& s) {
+  return std::max(static_cast<double>(kGrowthBatches * s.batch_size),
+                  kGrowthSeconds * s.rate_per_s);
+}
+
+std::uint64_t completed(const StreamBacklog& s) {
+  const std::uint64_t left = s.dropped + s.backlog_end;
+  return s.arrived > left ? s.arrived - left : 0;
+}
+
+bool ended_behind(const StreamBacklog& s) {
+  return static_cast<double>(s.backlog_end) > growth_limit(s) && s.backlog_end > completed(s);
+}
+
+std::string ended_behind_reason(const StreamBacklog& s) {
+  const std::uint64_t admitted = s.arrived - s.dropped;
+  return with_commas(s.backlog_end) + " of the " + with_commas(admitted) + " requests admitted" +
+         format(" (%.1f%%) were still queued at the end of the run, ",
+                100.0 * static_cast<double>(s.backlog_end) / static_cast<double>(admitted)) +
+         "more than were completed (" + with_commas(completed(s)) + ")";
+}
+
 std::string never_dispatched_reason(const StreamBacklog& s) {
   std::string reason = "no batch was ever dispatched: ";
   if (s.steady_rate && s.rate_per_s > 0) {
@@ -55,13 +79,11 @@ std::string never_dispatched_reason(const StreamBacklog& s) {
 }  // namespace
 
 bool is_stable(const StreamBacklog& s) {
-  const double growth_limit =
-      std::max(static_cast<double>(kGrowthBatches * s.batch_size), kGrowthSeconds * s.rate_per_s);
   const bool grew = s.backlog_end > s.backlog_mid &&
-                    static_cast<double>(s.backlog_end - s.backlog_mid) > growth_limit;
+                    static_cast<double>(s.backlog_end - s.backlog_mid) > growth_limit(s);
   const bool saturated = s.steady_rate && s.rate_per_s > 0 && s.full_batch_time &&
                          to_seconds(*s.full_batch_time) >= fill_seconds(s);
-  return !s.overflow_at && !grew && !saturated && !never_dispatched(s);
+  return !s.overflow_at && !grew && !saturated && !never_dispatched(s) && !ended_behind(s);
 }
 
 std::string instability_reason(const StreamBacklog& s, const std::optional<std::string>& starvation,
@@ -70,12 +92,14 @@ std::string instability_reason(const StreamBacklog& s, const std::optional<std::
   const double fill_ms = rate > 0 ? fill_seconds(s) * 1e3 : 0;
   const bool known = s.full_batch_time.has_value();
   const double batch_ms = known ? to_milliseconds(*s.full_batch_time) : 0.0;
-  const std::string growth = s.backlog_end > s.backlog_mid
-                                 ? "backlog grew from " + with_commas(s.backlog_mid) + " to " +
-                                       with_commas(s.backlog_end) + " requests"
-                                 : "backlog " + with_commas(s.backlog_mid) +
-                                       " requests at mid-run, " + with_commas(s.backlog_end) +
-                                       " at the end";
+  const bool grew = s.backlog_end > s.backlog_mid &&
+                    static_cast<double>(s.backlog_end - s.backlog_mid) > growth_limit(s);
+  const std::string growth =
+      s.backlog_end > s.backlog_mid ? "backlog grew from " + with_commas(s.backlog_mid) + " to " +
+                                          with_commas(s.backlog_end) + " requests"
+      : ended_behind(s) ? ended_behind_reason(s)
+                        : "backlog " + with_commas(s.backlog_mid) + " requests at mid-run, " +
+                              with_commas(s.backlog_end) + " at the end";
   std::string reason;
   if (never_dispatched(s)) {
     reason = never_dispatched_reason(s);
@@ -88,6 +112,10 @@ std::string instability_reason(const StreamBacklog& s, const std::optional<std::
              format(" takes %.1f ms, longer than ", batch_ms) + fill + growth;
   } else if (starvation) {
     reason = *starvation + ": " + growth;
+  } else if (ended_behind(s) && !grew) {
+    // Behind without growing (a burst never caught up): the fill time at the nominal rate says
+    // nothing about it.
+    reason = ended_behind_reason(s);
   } else if (known) {
     reason = "a batch of " + std::to_string(s.batch_size) +
              format(" takes %.1f ms alone against %.1f ms to fill, but the GPU shared under ",

@@ -3,7 +3,9 @@
 // backlog hit the memory cap, grew clearly over the second half of the run, or -- under a steady
 // rate -- a full batch takes at least as long alone as it takes to fill (it can never catch up,
 // however slowly its backlog grows within one run), or when requests arrived but no batch was
-// ever dispatched (too few to fill one, and no max_wait_ms to send a partial one).
+// ever dispatched (too few to fill one, and no max_wait_ms to send a partial one), or when the
+// run ends with more requests still queued than it completed, beyond the same noise floor as
+// growth (a burst that service never caught up with, whatever the backlog did over the run).
 #pragma once
 
 #include <cstddef>

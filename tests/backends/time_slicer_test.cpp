@@ -61,7 +61,7 @@ TEST_CASE("a time slicer refuses a timeslice <= 0 and a negative switch cost", "
 }
 
 TEST_CASE("emulated backends open contexts that share one time-sliced GPU in real time",
-          "[time_slicer]") {
+          "[time_slicer][wall]") {
   fulcrum::models::DeviceSpec device;
   device.name = "test-device";
   device.rails = {"GPU"};

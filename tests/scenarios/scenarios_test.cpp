@@ -803,3 +803,44 @@ TEST_CASE("pipeline: the published Xavier AGX training sensitivities in sign, wi
   // that memory frequency matters for all models; docs/PIPELINE.md.
   CHECK(lenet_emc >= 0.0);
 }
+
+TEST_CASE("the quickstart's window-averaged power has the run's true mean; its samples alias",
+          "[scenarios][power]") {
+  // A batch every 160 ms sampled every 1 s: the instantaneous samples alternate between two
+  // phases of the cycle and their mean is well off the true average. The window averages tile
+  // the 600 s exactly, so their mean is the energy over the run divided by 600 s.
+  const Ran r("quickstart");
+  std::ifstream in(r.out() / "power.csv");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  {
+    std::stringstream h(line);
+    for (std::string c; std::getline(h, c, ',');) header.push_back(c);
+  }
+  const auto col = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t sample = col("module_w"), window = col("module_avg_w");
+  double sample_sum = 0, window_sum = 0;
+  int samples = 0, windows = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream row(line);
+    for (std::string c; std::getline(row, c, ',');) cells.push_back(c);
+    cells.resize(header.size());  // a trailing empty cell
+    sample_sum += std::stod(cells[sample]);
+    ++samples;
+    if (!cells[window].empty()) {
+      window_sum += std::stod(cells[window]);
+      ++windows;
+    }
+  }
+  REQUIRE(samples == 601);  // 0, 1, ..., 600 s
+  REQUIRE(windows == 600);  // none ends at 0
+  const double energy_j = r.result().power.energy_j;
+  CHECK(window_sum / windows == Approx(energy_j / 600).epsilon(1e-9));
+  CHECK(std::abs(sample_sum / samples - energy_j / 600) > 1.0);  // 43.6 W against 41.6 W
+}

@@ -150,7 +150,8 @@ TEST_CASE("clocks that can change are set once per mode; read-only ones never") 
   CHECK(clocks.set_modes.empty());
 }
 
-TEST_CASE("the settle wait happens only on a backend that runs in real time, with check points") {
+TEST_CASE("the settle wait happens only on a backend that runs in real time, with check points",
+          "[wall]") {
   const models::PowerMode a{.cores = 4, .cpu_khz = 1e6, .gpu_hz = 5e8, .emc_hz = 2e9};
   int checks = 0;
   const ProfilerOptions options{.repeats = 1,
@@ -286,7 +287,8 @@ TEST_CASE("a backend that does not run in real time is never metered by the prof
   CHECK(m.metered_minibatches == 0);
 }
 
-TEST_CASE("the profiler reads NVML's energy counter over each window (fake NVML library)") {
+TEST_CASE("the profiler reads NVML's energy counter over each window (fake NVML library)",
+          "[wall]") {
   // A backend that takes 5 ms of real time per minibatch and claims 999 W; the fake counter
   // advances 1 J per read, so each window of >= 50 ms reads 1 J: at most 20 W.
   class SleepyBackend final : public Backend {

@@ -1,14 +1,25 @@
 #include "models/perf/profile_csv.hpp"
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
+#include "models/io/csv_reader.hpp"
+#include "tests/temp_dir.hpp"
+
 using fulcrum::InputError;
 using fulcrum::models::parse_profile_csv;
+using fulcrum::models::profile_csv_text;
 using fulcrum::models::ProfilePhase;
+using fulcrum::models::ProfileRow;
 using fulcrum::models::ProfileTable;
 using fulcrum::models::read_profile_csv;
+using fulcrum::testing::TempDir;
 
 namespace {
 
@@ -121,7 +132,7 @@ TEST_CASE("an unparsable number is named with line, column and column name") {
   CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,1,15,\n") ==
         "mem.csv:2:49: power_w: missing value");
   CHECK(error_of(kHeader + "12.5,2201600,1300500000,3199000000,inference,1,15,27\n") ==
-        "mem.csv:2:1: cores: expected a positive integer, found '12.5'");
+        "mem.csv:2:1: cores: expected an integer in 1..1024, found '12.5'");
 }
 
 TEST_CASE("non-finite numbers are rejected") {
@@ -133,14 +144,14 @@ TEST_CASE("non-finite numbers are rejected") {
 
 TEST_CASE("zero and negative numbers are rejected") {
   CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,1,0,27\n") ==
-        "mem.csv:2:46: time_ms: expected a positive number, found '0'");
+        "mem.csv:2:46: time_ms: expected a number in 0.001..3.6e+06 ms, found '0'");
   CHECK(error_of(kHeader + "12,-2201600,1300500000,3199000000,inference,1,15,27\n") ==
-        "mem.csv:2:4: cpu_khz: expected a positive number, found '-2201600'");
+        "mem.csv:2:4: cpu_khz: expected a number in 1000..1e+08 kHz, found '-2201600'");
   CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,inference,0,15,27\n") ==
-        "mem.csv:2:44: batch_size: expected a positive integer, found '0'");
+        "mem.csv:2:44: batch_size: expected an integer in 1..65536, found '0'");
   CHECK(error_of("cores,cpu_khz,gpu_hz,emc_hz,phase,batch_size,time_ms,power_w,VDD_IN_w\n"
                  "12,2201600,1300500000,3199000000,inference,1,15,27,-1\n") ==
-        "mem.csv:2:52: VDD_IN_w: expected a non-negative number, found '-1'");
+        "mem.csv:2:52: VDD_IN_w: expected a number in 0..10000 W, found '-1'");
 }
 
 TEST_CASE("an unknown phase is an error at the phase column") {
@@ -235,11 +246,11 @@ TEST_CASE("the measurement layout's values are checked like a profile's, named b
   CHECK(error_of(kMeasured + row + "fast,27,1\n") ==
         "mem.csv:2:56: minibatch_time_ms: expected a number, found 'fast'");
   CHECK(error_of(kMeasured + row + "0,27,1\n") ==
-        "mem.csv:2:56: minibatch_time_ms: expected a positive number, found '0'");
+        "mem.csv:2:56: minibatch_time_ms: expected a number in 0.001..3.6e+06 ms, found '0'");
   CHECK(error_of(kMeasured + "lstm,wikitext,infer,0,12,2201600,1300500000,3199000000,2,27,1\n") ==
-        "mem.csv:2:21: minibatch_size: expected a positive integer, found '0'");
+        "mem.csv:2:21: minibatch_size: expected an integer in 1..65536, found '0'");
   CHECK(error_of(kMeasured + "lstm,wikitext,infer,1,12,-1,1300500000,3199000000,2,27,1\n") ==
-        "mem.csv:2:26: cpu_freq_khz: expected a positive number, found '-1'");
+        "mem.csv:2:26: cpu_freq_khz: expected a number in 1000..1e+08 kHz, found '-1'");
   CHECK(error_of(kMeasured + ",wikitext,infer,1,12,2201600,1300500000,3199000000,2,27,1\n") ==
         "mem.csv:2:1: model: missing value");
   CHECK(error_of(kMeasured + row + "2,27\n") ==
@@ -280,4 +291,139 @@ TEST_CASE("measured rows of two datasets at the same key are duplicates") {
                              "lstm,ptb,infer,1,12,2201600,1300500000,3199000000,3,28,1\n") ==
         "mem.csv:3:1: row: duplicate of the row on line 2 (same workload, mode, phase and "
         "batch_size)");
+}
+
+TEST_CASE("hostile numbers outside a column's physical range are refused at their cell") {
+  const std::string mode = "12,2201600,1300500000,3199000000,inference,";
+  // 1e-7 ms is 0.1 ns: it would round to a zero-length minibatch and loop at t = 0 forever.
+  CHECK(error_of(kHeader + mode + "1,1e-7,27\n") ==
+        "mem.csv:2:46: time_ms: expected a number in 0.001..3.6e+06 ms, found '1e-7'");
+  // 1e308 ms overflows the integer nanoseconds; 1e308 W makes every energy infinite.
+  CHECK(error_of(kHeader + mode + "1,1e308,27\n") ==
+        "mem.csv:2:46: time_ms: expected a number in 0.001..3.6e+06 ms, found '1e308'");
+  CHECK(error_of(kHeader + mode + "1,15,1e308\n") ==
+        "mem.csv:2:49: power_w: expected a number in 0.001..10000 W, found '1e308'");
+  CHECK(error_of(kHeader + mode + "100000,15,27\n") ==
+        "mem.csv:2:44: batch_size: expected an integer in 1..65536, found '100000'");
+  CHECK(error_of(kHeader + "99999999999,2201600,1300500000,3199000000,inference,1,15,27\n") ==
+        "mem.csv:2:1: cores: expected an integer in 1..1024, found '99999999999'");
+  CHECK(error_of(kHeader + "12,2201600,1e300,3199000000,inference,1,15,27\n") ==
+        "mem.csv:2:12: gpu_hz: expected a number in 1e+06..1e+11 Hz, found '1e300'");
+  // The edges of each range are accepted.
+  const ProfileTable t = parse(kHeader + "1,1000,1e6,1e6,inference,1,0.001,0.001\n" +
+                               "1024,1e8,1e11,1e11,inference,65536,3.6e6,1e4\n");
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[1].batch_size == 65536);
+  CHECK(t.rows[1].time_ms == std::optional<double>(3.6e6));
+}
+
+TEST_CASE("binary text in a profile is never echoed raw in its one-line error") {
+  const std::string message = error_of(std::string("\x01\x02\xff\x1b[2J,cores\n"));
+  CHECK(message == "mem.csv:1:1: column name '\\x01\\x02\\xff\\x1b[2J' is not printable text");
+  for (char c : message) CHECK((static_cast<unsigned char>(c) >= 0x20 && c != 0x7f));
+  CHECK(error_of(kHeader + "12,2201600,1300500000,3199000000,\x1b[31mred,1,15,27\n") ==
+        "mem.csv:2:34: phase: unknown phase '\\x1b[31mred' (expected training, inference or "
+        "idle)");
+}
+
+TEST_CASE("profile files that are not regular, too large or have endless lines are refused") {
+  TempDir dir;
+  // A device would be read without end (/dev/zero), a FIFO would block: neither is opened.
+  CHECK_THROWS_WITH(read_profile_csv("/dev/zero"),
+                    "/dev/zero: profile is not a regular file (a folder, device, FIFO or socket "
+                    "is not read as CSV)");
+  const std::string fifo = (dir.path() / "fifo.csv").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(read_profile_csv(fifo), Catch::Contains("is not a regular file"));
+  CHECK_THROWS_WITH(read_profile_csv(dir.path().string()),
+                    Catch::Contains("is not a regular file"));
+  // A line longer than 64 KiB is refused at that line, before it is read whole.
+  const std::string long_line = (dir.path() / "long.csv").string();
+  {
+    std::ofstream out(long_line);
+    out << kHeader << std::string(100000, '1') << "\n";
+  }
+  CHECK_THROWS_WITH(read_profile_csv(long_line), long_line + ":2:1: line longer than 65536 bytes");
+  // A file over the size limit is refused before reading (a sparse file: no disk is used).
+  const std::string huge = (dir.path() / "huge.csv").string();
+  {
+    std::ofstream out(huge);
+    out << kHeader;
+  }
+  std::filesystem::resize_file(huge, fulcrum::models::kMaxCsvFileBytes + 1);
+  CHECK_THROWS_WITH(read_profile_csv(huge), Catch::Contains("bytes, more than the limit of"));
+}
+
+namespace {
+
+ProfileRow row(std::string workload, double time_ms, double power_w) {
+  ProfileRow r;
+  r.workload = std::move(workload);
+  r.cores = 12;
+  r.cpu_khz = 2201600;
+  r.gpu_hz = 1300500000;
+  r.emc_hz = 3199000000;
+  r.phase = ProfilePhase::inference;
+  r.batch_size = 16;
+  r.time_ms = time_ms;
+  r.power_w = power_w;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the profile writer writes what its reader reads back, in the measurement layout") {
+  ProfileTable t;
+  t.rail_names = {"VDD_GPU_SOC"};
+  t.rows.push_back(row("resnet50", 48.25, 50.5));
+  t.rows.back().rail_power_w = {30.5};
+  ProfileRow idle;
+  idle.cores = 12;
+  idle.cpu_khz = 2201600;
+  idle.gpu_hz = 1300500000;
+  idle.emc_hz = 3199000000;
+  idle.phase = ProfilePhase::idle;
+  idle.power_w = 9.75;
+  idle.rail_power_w = {std::nullopt};
+  t.rows.push_back(idle);
+  const std::string text = profile_csv_text(t, "random", {"measured on the bench"});
+  CHECK(text ==
+        "# measured on the bench\n"
+        "model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,"
+        "minibatch_time_ms,power_w,VDD_GPU_SOC_w\n"
+        "resnet50,random,infer,16,12,2201600,1300500000,3199000000,48.25,50.5,30.5\n"
+        ",random,idle,0,12,2201600,1300500000,3199000000,,9.75,\n");
+  const ProfileTable back = parse(text);
+  REQUIRE(back.rows.size() == 2);
+  CHECK(back.rows[0].time_ms == std::optional<double>(48.25));
+  CHECK(back.rows[1].phase == ProfilePhase::idle);
+}
+
+TEST_CASE("the profile writer refuses a table its own reader would refuse, writing nothing") {
+  const auto refusal = [](const ProfileTable& t, const std::string& dataset) -> std::string {
+    try {
+      profile_csv_text(t, dataset, {});
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  ProfileTable t;
+  t.rows.push_back(row("resnet50", 48.25, 50.5));
+  CHECK(refusal(t, "gld,23k") ==
+        "dataset: 'gld,23k' holds a comma or a line break, which no CSV cell can");
+  CHECK(refusal(t, "a\nb") ==
+        "dataset: 'a\\x0ab' holds a comma or a line break, which no CSV cell can");
+  // The same workload twice (profile --workloads resnet50,resnet50): duplicate rows.
+  t.rows.push_back(row("resnet50", 49, 51));
+  CHECK_THAT(refusal(t, "random"),
+             Catch::StartsWith("refusing to write a profile its own reader refuses: profile to "
+                               "write:3:1: row: duplicate of the row on line 2"));
+  // A measurement that is not finite (a prediction's NaN) is never written as "nan".
+  t.rows.pop_back();
+  t.rows.push_back(row("yolov8n", std::nan(""), 20));
+  CHECK_THAT(refusal(t, "random"),
+             Catch::Contains("minibatch_time_ms: expected a finite number, found 'nan'"));
+  t.rows.back() = row("yolov8n", 1e-7, 20);
+  CHECK_THAT(refusal(t, "random"), Catch::Contains("minibatch_time_ms: expected a number in"));
 }

@@ -66,7 +66,7 @@ constexpr double kMaxEmc = 3199000000;
 
 }  // namespace
 
-TEST_CASE("the published measurement files load in place with every row") {
+TEST_CASE("the published measurement files load in place with every row", "[wall]") {
   const auto training = fulcrum::testing::reference_path(kTraining);
   const auto inference = fulcrum::testing::reference_path(kInference);
   if (!training || !inference) return;  // skipped

@@ -234,6 +234,36 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
   }
 }
 
+TEST_CASE(
+    "run prints one located warning for a dataloader block that data_pipeline: none leaves "
+    "inert",
+    "[cli]") {
+  Sandbox box;
+  const std::string path = box.write(
+      "inert.yaml",
+      replace(kGood, "training: {workload: mobilenetv3-large, dataset: gld23k, batch_size: 16}",
+              "training:\n  workload: mobilenetv3-large\n  dataset: gld23k\n  data_pipeline: "
+              "none\n  dataloader: {workers: 2}"));
+  const Outcome o = box.fulcrum("run " + quote(path) + " --out " + quote((box.dir / "o").string()));
+  CHECK(o.status == 0);
+  // Line 9 of the file: "  dataloader: {workers: 2}", the value at column 25.
+  CHECK(o.err.rfind("fulcrum: warning: " + path +
+                        ":9:25: training.dataloader.workers: ignored: data_pipeline is none",
+                    0) == 0);
+  CHECK(o.out.find("\"dataloader\": null") != std::string::npos);
+  // Without data_pipeline the same block runs the dataloader, and nothing is printed about it.
+  const std::string implied = box.write(
+      "implied.yaml",
+      replace(kGood, "training: {workload: mobilenetv3-large, dataset: gld23k, batch_size: 16}",
+              "training:\n  workload: mobilenetv3-large\n  dataset: gld23k\n  dataloader: "
+              "{workers: 2}"));
+  const Outcome i =
+      box.fulcrum("run " + quote(implied) + " --quiet --out " + quote((box.dir / "i").string()));
+  CHECK(i.status == 0);
+  CHECK(i.err.find("warning") == std::string::npos);
+  CHECK(slurp(box.dir / "i" / "summary.json").find("\"workers\": 2") != std::string::npos);
+}
+
 TEST_CASE("a scenario that is not a regular file or is over 1 MiB exits 2 before it is read",
           "[cli]") {
   Sandbox box;

@@ -74,11 +74,11 @@ TEST_CASE("profile refuses an output that is a device, a FIFO or a file it did n
 
 TEST_CASE("profile refuses what its own reader would refuse, before measuring") {
   CHECK(refusal({"profile", "--workloads", "resnet18,resnet18"}) ==
-        "--workloads: 'resnet18' is given twice");
+        "--workloads: 'resnet18' is listed twice");
   CHECK(refusal({"profile", "--workloads", "resnet18", "--dataset", "a,b"}) ==
-        "--dataset: must be a non-empty word without commas, quotes or line breaks, got 'a,b'");
+        "--dataset: 'a,b' holds a comma or a line break, which no CSV cell can");
   CHECK(refusal({"profile", "--workloads", "resnet18", "--batch-sizes", "100000"}) ==
-        "--batch-sizes: expected at most 65536, got 100000");
+        "--batch-sizes: expected batch sizes in 1..65536, found 100000");
 }
 
 TEST_CASE("calibrate refuses --modes options without --modes, and --out before fitting") {

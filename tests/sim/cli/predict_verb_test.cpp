@@ -170,7 +170,7 @@ TEST_CASE("predict: bad profiles and options give one located line and write not
   text.replace(text.find(",x,train,16,8,"), 14, ",x,train,16,8x,");
   const std::string bad_number = dir.write("bad_number.csv", text);
   check({"--fit", bad_number, "--at", good},
-        bad_number + ":3:17: cores: expected a positive integer, found '8x'");
+        bad_number + ":3:17: cores: expected an integer in 1..1024, found '8x'");
   const std::string mixed =
       dir.write("mixed.csv",
                 profile("lstm", 3) + profile("resnet18", 3, 3).substr(std::string(kHeader).size()));

@@ -420,7 +420,9 @@ TEST_CASE("the performance model is the device's default unless named, or a tabl
 }
 
 TEST_CASE("the training data pipeline is chosen by name", "[loader]") {
-  CHECK(parse(kFull).scenario.training->data_pipeline == DataPipelineKind::none);
+  // kFull's dataloader block names workers, prefetch and storage: it asks for the dataloader.
+  CHECK(parse(kFull).scenario.training->data_pipeline == DataPipelineKind::dataloader);
+  CHECK(parse(kMinimal).scenario.training->data_pipeline == DataPipelineKind::none);
   CHECK(parse(kFull, {"training.data_pipeline=none"}).scenario.training->data_pipeline ==
         DataPipelineKind::none);
   CHECK(parse(kFull, {"training.data_pipeline=dataloader"}).scenario.training->data_pipeline ==
@@ -429,6 +431,46 @@ TEST_CASE("the training data pipeline is chosen by name", "[loader]") {
   CHECK(e.key_path() == "training.data_pipeline");
   CHECK_THAT(e.what(),
              Catch::Contains("unknown data_pipeline 'workers' (known: none, dataloader)"));
+}
+
+TEST_CASE("a dataloader block takes effect, or says in one line that it does not", "[loader]") {
+  SECTION("given without data_pipeline, it selects the dataloader, silently") {
+    const LoadedScenario l = parse(kFull);
+    CHECK(l.scenario.training->data_pipeline == DataPipelineKind::dataloader);
+    CHECK(l.scenario.training->dataloader.workers == 4);
+    CHECK(l.warnings.empty());
+  }
+  SECTION("under an explicit data_pipeline: none it is inert, and one warning says where") {
+    const LoadedScenario l =
+        parse(replace(kFull, "  batch_size: 16\n  dataloader",
+                      "  batch_size: 16\n  data_pipeline: none\n  dataloader"));
+    CHECK(l.scenario.training->data_pipeline == DataPipelineKind::none);
+    // Line 12 of the text, at the value of the block's first key (workers: 4), column 25.
+    REQUIRE(l.warnings.size() == 1);
+    CHECK(l.warnings[0] ==
+          "s.yaml:12:25: training.dataloader.workers: ignored: data_pipeline is none, so the "
+          "dataloader block's workers, prefetch_factor and storage change nothing (remove them, "
+          "or set data_pipeline: dataloader)");
+  }
+  SECTION("--set training.data_pipeline=none warns at the block's key in the file") {
+    const LoadedScenario l = parse(kFull, {"training.data_pipeline=none"});
+    CHECK(l.scenario.training->data_pipeline == DataPipelineKind::none);
+    REQUIRE(l.warnings.size() == 1);
+    CHECK_THAT(l.warnings[0], Catch::StartsWith("s.yaml:11:25: training.dataloader.workers: "));
+  }
+  SECTION("dataset_scale alone scales the epoch under either pipeline and selects nothing") {
+    const LoadedScenario l =
+        parse(replace(kFull, "dataloader: {workers: 4, prefetch_factor: 2, storage: nvme-ssd}",
+                      "dataloader: {dataset_scale: 2}"));
+    CHECK(l.scenario.training->data_pipeline == DataPipelineKind::none);
+    CHECK(l.scenario.training->dataloader.dataset_scale == 2);
+    CHECK(l.warnings.empty());
+  }
+  SECTION("an explicit data_pipeline: dataloader with the block is silent too") {
+    const LoadedScenario l = parse(kFull, {"training.data_pipeline=dataloader"});
+    CHECK(l.scenario.training->data_pipeline == DataPipelineKind::dataloader);
+    CHECK(l.warnings.empty());
+  }
 }
 
 TEST_CASE("dataset_scale and ram_gb are read and range-checked where they stand", "[loader]") {

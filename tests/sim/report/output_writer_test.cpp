@@ -109,7 +109,8 @@ TEST_CASE("CSV headers are exact and every measured column names its unit") {
         "context,kind,item_id,batch_size,start_s,end_s,duration_ms,standalone_ms,"
         "fetch_stall_ms,energy_j,provenance,fetch_ms,preprocess_ms,cache_hit_samples\n");
   CHECK(PowerCsv::header(testing::orin_rails()) ==
-        "time_s,VDD_GPU_SOC_w,VDD_CPU_CV_w,VIN_SYS_5V0_w,module_w\n");
+        "time_s,VDD_GPU_SOC_w,VDD_CPU_CV_w,VIN_SYS_5V0_w,module_w,VDD_GPU_SOC_avg_w,"
+        "VDD_CPU_CV_avg_w,VIN_SYS_5V0_avg_w,module_avg_w\n");
   CHECK(EpochsCsv::kHeader ==
         "epoch,end_s,time_s,minibatches,samples,fetch_stall_s,cache_hit_ratio,storage_bytes,"
         "cache_bytes\n");
@@ -201,12 +202,14 @@ TEST_CASE("power samples take the piecewise-constant value at each sample time")
   }
   const auto rows = lines_of(read_file(dir.path() / "power.csv"));
   REQUIRE(rows.size() == 6);
-  CHECK(rows[0] == "time_s,A_w,B_w,module_w");
-  CHECK(rows[1] == "0,1,2,3");
-  CHECK(rows[2] == "0.05,3,4,7");
-  CHECK(rows[3] == "0.1,7,8,15");
-  CHECK(rows[4] == "0.15,0.5,0.25,0.75");
-  CHECK(rows[5] == "0.2,11,12,23");
+  CHECK(rows[0] == "time_s,A_w,B_w,module_w,A_avg_w,B_avg_w,module_avg_w");
+  // The window averages, by hand: (0, 50 ms] holds A = 1 W for 30 ms and 3 W for 20 ms, 90 mJ,
+  // 1.8 W; (100, 150] holds 7 W, 9 W for 20 ms each and 0.5 W for 10 ms: 325 mJ, 6.5 W.
+  CHECK(rows[1] == "0,1,2,3,,,");  // no window ends at 0
+  CHECK(rows[2] == "0.05,3,4,7,1.8,2.8,4.6");
+  CHECK(rows[3] == "0.1,7,8,15,3,4,7");
+  CHECK(rows[4] == "0.15,0.5,0.25,0.75,6.5,7.25,13.75");
+  CHECK(rows[5] == "0.2,11,12,23,0.5,0.25,0.75");
 }
 
 TEST_CASE("power samples are written as the run advances, not all at its end") {
@@ -222,9 +225,9 @@ TEST_CASE("power samples are written as the run advances, not all at its end") {
   power.publish();
   const auto rows = lines_of(read_file(dir.path() / "power.csv"));
   REQUIRE(rows.size() == 2'000'002);  // header, then 0, 1 us, ..., 2 s
-  CHECK(rows[1] == "0,2,2");
-  CHECK(rows[1'000'001] == "1,2,2");
-  CHECK(rows.back() == "2,2,2");
+  CHECK(rows[1] == "0,2,2,,");
+  CHECK(rows[1'000'001] == "1,2,2,2,2");
+  CHECK(rows.back() == "2,2,2,2,2");
 }
 
 TEST_CASE("power.csv is the same whether or not the run reported its advances") {
@@ -243,8 +246,37 @@ TEST_CASE("power.csv is the same whether or not the run reported its advances") 
   }
   const std::string a = read_file(dir.path() / "a.csv");
   CHECK(lines_of(a).size() == 22);
-  CHECK(lines_of(a)[3] == "0.1,3,3");
+  CHECK(lines_of(a)[3] == "0.1,3,3,1,1");  // (50, 100 ms] still at 1 W; 3 W from 100 ms on
   CHECK(a == read_file(dir.path() / "b.csv"));
+}
+
+TEST_CASE("each window average is the energy of its sampling period, where samples alias") {
+  // 30 W for the first 250 ms of every 400 ms, 10 W for the rest, sampled every second for 4 s.
+  // Every sample time falls into a 30 W stretch (0, 1, 2, 3, 4 s are 0 or 200 ms into a
+  // cycle), so the instantaneous samples all read 30 W; the true average is
+  // (30 x 0.25 + 10 x 0.15) / 0.4 = 22.5 W.
+  TempDir dir;
+  {
+    PowerCsv power(dir.path() / "power.csv", {"A"}, kSecond, 4 * kSecond);
+    for (Time cycle = 0; cycle < 4 * kSecond; cycle += 400 * kMs) {
+      power.on_power(cycle, {30});
+      power.on_power(cycle + 250 * kMs, {10});
+    }
+    power.on_power(4 * kSecond, {30});  // the next cycle starts at the end: its sample sees it
+    power.on_end(4 * kSecond);
+    power.close(4 * kSecond);
+    power.publish();
+  }
+  const auto rows = lines_of(read_file(dir.path() / "power.csv"));
+  REQUIRE(rows.size() == 6);
+  // (0, 1]: two whole cycles (9 J each) and 200 ms at 30 W: 24 J. (1, 2]: 50 ms at 30 W, 150 ms
+  // at 10 W, two cycles: 21 J. Then 24 J and 21 J again.
+  CHECK(rows[1] == "0,30,30,,");
+  CHECK(rows[2] == "1,30,30,24,24");
+  CHECK(rows[3] == "2,30,30,21,21");
+  CHECK(rows[4] == "3,30,30,24,24");
+  CHECK(rows[5] == "4,30,30,21,21");
+  // Their mean, (24 + 21 + 24 + 21) / 4, is the true 22.5 W; the samples' is 30 W.
 }
 
 TEST_CASE("power sampling stops at the last sample time not after the end") {
@@ -257,8 +289,8 @@ TEST_CASE("power sampling stops at the last sample time not after the end") {
     power.publish();
   }
   const auto rows = lines_of(read_file(dir.path() / "power.csv"));
-  REQUIRE(rows.size() == 4);  // 0, 0.4, 0.8 s; 1.2 s is past the end
-  CHECK(rows[3] == "0.8,2,2");
+  REQUIRE(rows.size() == 4);        // 0, 0.4, 0.8 s; 1.2 s is past the end
+  CHECK(rows[3] == "0.8,2,2,2,2");  // (0.8 - 1.0 s] belongs to no row: no window ends there
 }
 
 TEST_CASE("trace.json is valid JSON with GPU context, power and stream tracks") {

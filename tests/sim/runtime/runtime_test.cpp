@@ -498,7 +498,7 @@ TEST_CASE("each item runs as long as the backend said for that item, never a rep
   }
 }
 
-TEST_CASE("a wall-clock run releases arrivals no earlier than their real times") {
+TEST_CASE("a wall-clock run releases arrivals no earlier than their real times", "[wall]") {
   Harness h;
   h.scenario = base_scenario(0.3);
   h.scenario.training = training_spec(16);
@@ -548,7 +548,8 @@ TEST_CASE("native time-slicing on a real-time backend that cannot open contexts 
   CHECK_THROWS_AS(h.run(), fulcrum::InputError);
 }
 
-TEST_CASE("native time-slicing in real time runs each context in a device context of its own") {
+TEST_CASE("native time-slicing in real time runs each context in a device context of its own",
+          "[wall]") {
   Harness h;
   h.scenario = base_scenario(0.6, SharingPolicy::native);
   h.scenario.gpu_sharing.timeslice_us = 1000;
@@ -576,8 +577,10 @@ TEST_CASE("native time-slicing in real time runs each context in a device contex
   REQUIRE(r.training.has_value());
   CHECK(r.training->minibatches > 0);
   CHECK(r.inference[0].batches > 0);
-  // Training always has work, so every inference batch ran beside a training minibatch: its time
-  // in its context is stretched past its 6 ms alone, and so is the minibatch it overlapped.
+  // Training always has work, so an inference batch runs beside a training minibatch: its time
+  // in its context is stretched past its 6 ms alone, and so is the minibatch it overlapped. On a
+  // loaded machine the training thread may start its next minibatch late, and a batch may then
+  // fall wholly into that gap and run alone; most batches still overlap.
   std::size_t stretched_inference = 0, overlapped_training = 0;
   for (const ItemRecord& item : obs.items) {
     if (item.phase != Phase::inference) continue;
@@ -591,8 +594,8 @@ TEST_CASE("native time-slicing in real time runs each context in a device contex
     }
     CHECK(item.end - item.start >= item.standalone);
   }
-  CHECK(stretched_inference == r.inference[0].batches);
-  CHECK(overlapped_training == r.inference[0].batches);
+  CHECK(2 * stretched_inference >= r.inference[0].batches);
+  CHECK(2 * overlapped_training >= r.inference[0].batches);
   // Power as the native policy declares it: both running, each at half the GPU.
   bool both_running = false;
   for (const PowerStep& step : obs.power) {
@@ -601,7 +604,7 @@ TEST_CASE("native time-slicing in real time runs each context in a device contex
   CHECK(both_running);
 }
 
-TEST_CASE("a device context that fails mid-run ends the run with the device's error") {
+TEST_CASE("a device context that fails mid-run ends the run with the device's error", "[wall]") {
   // A real-time backend whose contexts fail on their second item (the first is the warm-up).
   class Failing final : public fulcrum::backends::Backend {
    public:
