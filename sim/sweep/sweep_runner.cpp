@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "models/io/csv_reader.hpp"
 #include "models/random/rng_streams.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/perf_model_loader.hpp"
@@ -456,8 +457,9 @@ SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& cs
   // config index -> the shard file and line of its first row (for a missing-row error).
   std::map<std::size_t, SourceLocation> first_row;
   for (const std::string& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError(SourceLocation{file, 0, 0}, "", "cannot be read");
+    // A shard is a regular file of bounded size, as every CSV input (a device such as /dev/zero
+    // would be read forever, a FIFO would block).
+    std::ifstream in = models::open_csv_file(file, "--merge");
     std::string comment, columns;
     get_line(in, comment);
     get_line(in, columns);

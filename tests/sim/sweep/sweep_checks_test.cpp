@@ -201,6 +201,15 @@ TEST_CASE("sweep --merge refuses another sweep's shard and a shard missing a row
   CHECK(merged_crlf.str() == whole);
 }
 
+TEST_CASE("sweep --merge refuses a shard that is not a regular file before reading it", "[sweep]") {
+  std::ostringstream sink;
+  // /dev/zero would be read forever; a folder is no file.
+  CHECK_THROWS_WITH(merge_sweep({"/dev/zero"}, sink, "9.9"),
+                    Catch::Contains("/dev/zero") && Catch::Contains("regular file"));
+  CHECK_THROWS_WITH(merge_sweep({"/"}, sink, "9.9"), Catch::Contains("regular file"));
+  CHECK(sink.str().empty());
+}
+
 TEST_CASE("a dynamic row that missed a budget in any segment scores a ratio of 0", "[sweep]") {
   const std::optional<std::string> ref = fulcrum::testing::reference_path("measurements");
   if (!ref) return;
