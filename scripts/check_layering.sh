@@ -38,7 +38,7 @@ declare -A may_include=(
   [sim/runtime]="$models_all backends sim/engine sim/scenario sim/runtime"
   [sim/search]="$models_all sim/scenario sim/config sim/search"
   [sim/sweep]="$models_all sim/scenario sim/config sim/search sim/sweep"
-  [sim/report]="$models_all backends sim/engine sim/scenario sim/runtime sim/report"
+  [sim/report]="$models_all backends sim/engine sim/scenario sim/runtime sim/search sim/sweep sim/report"
   [sim/app]="$models_all backends backends/hardware sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/app"
   # The CLI is options -> request -> app -> print: it reaches the libraries only through sim/app,
   # sim/report and sim/config (and the error types at the top of models/, models/error.hpp).

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <istream>
 #include <ostream>
 #include <string_view>
+#include <system_error>
 
 #include "models/error.hpp"
 #include "models/random/rng_streams.hpp"
@@ -352,6 +355,19 @@ MlpModePredictor read_mode_predictor(std::istream& in, const std::string& source
 }
 
 MlpModePredictor load_mode_predictor(const std::string& path) {
+  // Only a regular file of a bounded size is read: a device such as /dev/zero would be read
+  // forever, a FIFO would block. (The committed networks are about 1 MB.)
+  constexpr std::uintmax_t kMaxWeightsBytes = std::uintmax_t{64} << 20;
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw InputError(SourceLocation{path, 0, 0}, "",
+                     "is not a regular file (a folder, device or FIFO is not read as weights)");
+  }
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec);
+      !ec && size > kMaxWeightsBytes) {
+    throw InputError(SourceLocation{path, 0, 0}, "",
+                     "is larger than 64 MiB; not a weights file of fulcrum's networks");
+  }
   std::ifstream in(path);
   if (!in) throw InputError(SourceLocation{path, 0, 0}, "", "cannot open weights file");
   return read_mode_predictor(in, path);

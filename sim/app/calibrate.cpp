@@ -35,10 +35,15 @@ std::filesystem::path output_path(std::filesystem::path path, const std::string&
 
 // --out checked before any work: a .yaml file by check_output_file, a folder by
 // check_output_folder and then the file it gets.
+// An existing file is replaced only when it is a calibration of the same kind (its first line is
+// what calibrate writes first), never a scenario or another file of the user's.
 void check_out(const std::filesystem::path& out, const std::string& device,
                const std::string& suffix, const std::vector<std::filesystem::path>& inputs) {
   if (out.extension() != ".yaml") check_output_folder(out, "--out", inputs);
-  check_output_file(output_path(out, device, suffix), "--out", inputs);
+  const std::string_view ours = suffix == "-modes"
+                                    ? "# Cross-mode performance/power calibration"
+                                    : "# Analytic performance/power model calibration";
+  check_output_file(output_path(out, device, suffix), "--out", inputs, ours);
 }
 
 std::filesystem::path write_atomically(std::filesystem::path path, const std::string& device,

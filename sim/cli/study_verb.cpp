@@ -12,6 +12,7 @@
 #include "sim/cli/verb_support.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/number_format.hpp"
+#include "sim/report/study_csv.hpp"
 
 namespace fulcrum::sim {
 
@@ -25,11 +26,12 @@ int cmd_study(const std::vector<std::string>& args, std::ostream& out, std::ostr
       "wait", "if another run is writing the output folder, wait for it instead of failing")(
       "jobs,j", po::value<unsigned>()->default_value(0), "threads (0: every core)")(
       "quiet,q", "print nothing on success (files are still written)")(
-      "progress", "show progress even when stderr is not a terminal (one line per update)");
+      "progress", "show progress even when stderr is not a terminal (one line per update)")(
+      "json", "print every run's figures as JSON on stdout (the rows of study.csv)");
   const auto [vm, operands] = parse_verb("study", args, options, "study");
   if (vm.count("help")) {
     out << verb_usage(
-        "study STUDY.yaml [--out DIR] [--wait] [--jobs N] [--quiet] [--progress]",
+        "study STUDY.yaml [--out DIR] [--wait] [--jobs N] [--quiet] [--progress] [--json]",
         "Runs a study file (docs/STUDIES.md): a base scenario run at every point of a grid\n"
         "over scenario keys (the --set paths of `fulcrum run`), optional zipped keys, over\n"
         "seeds, on every core. Writes study.csv (one row per run: training rate, per-stream\n"
@@ -69,6 +71,9 @@ int cmd_study(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   const app::StudyReport r = app::run_study(request, progress);
   if (show && terminal) err << "\n";
+  if (vm.count("json")) {
+    out << study_json(r.spec.name, r.out_dir.string(), app::study_axes(r.spec), r.rows);
+  }
   if (!quiet) {
     err << "fulcrum study: " << r.rows.size() << " runs of " << r.spec.points() << " points in "
         << fixed(r.wall_s, 2) << " s; wrote " << r.outputs.size() << " files to "

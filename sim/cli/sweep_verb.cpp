@@ -16,6 +16,7 @@
 #include "sim/report/interrupt.hpp"
 #include "sim/report/number_format.hpp"
 #include "sim/report/sweep_progress.hpp"
+#include "sim/report/sweep_report.hpp"
 
 namespace fulcrum::sim {
 
@@ -45,7 +46,8 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
       "merge", po::bool_switch(), "join shard CSVs (the operands) into --out")(
       "reference", po::value<std::string>(),
       "reference folder holding measurements/ (default: $FULCRUM_REFERENCE_DIR, relative to the "
-      "sweep file's folder, or the build's)")("quiet,q", po::bool_switch(), "no progress line");
+      "sweep file's folder, or the build's)")("quiet,q", po::bool_switch(), "no progress line")(
+      "json", "print the summary as JSON (docs/METRICS.md) instead of the text table");
   const auto [vm, files] = parse_verb("sweep", args, options, "files");
   if (vm.count("help")) {
     out << verb_usage(
@@ -69,7 +71,11 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
                        "--shard does not apply to --merge (it joins every shard given)");
     }
     const app::SweepReport r = app::merge({files, vm["out"].as<std::string>()});
-    out << sweep::format_summary(r.summary) << "wrote " << r.csv.string() << "\n";
+    if (vm.count("json")) {
+      out << sweep_json(r.summary, r.csv, r.shard, r.shards);
+    } else {
+      out << sweep::format_summary(r.summary) << "wrote " << r.csv.string() << "\n";
+    }
     return 0;
   }
   app::SweepRequest request;
@@ -91,6 +97,10 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   const auto start = std::chrono::steady_clock::now();
   const app::SweepReport r = app::sweep(request);
   if (progress) progress->finish();
+  if (vm.count("json")) {
+    out << sweep_json(r.summary, r.csv, r.shard, r.shards);
+    return 0;
+  }
   out << sweep::format_summary(r.summary);
   if (r.shards > 1) out << "shard " << r.shard << "/" << r.shards << "\n";
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "models/error.hpp"
+#include "sim/report/json_writer.hpp"
 #include "sim/report/number_format.hpp"
 
 namespace fulcrum::sim {
@@ -193,6 +194,34 @@ std::string study_latency_csv(const StudyAxes& axes, const std::vector<StudyRow>
     }
   }
   return out;
+}
+
+std::string study_json(const std::string& name, const std::string& out_dir, const StudyAxes& axes,
+                       const std::vector<StudyRow>& rows) {
+  JsonWriter j;
+  j.begin_object();
+  j.key("study").value(name);
+  j.key("out_dir").value(out_dir);
+  j.key("runs").begin_array();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const StudyRow& r = rows[i];
+    j.begin_object();
+    j.key("run").value(static_cast<std::uint64_t>(i));
+    j.key("point").value(static_cast<std::uint64_t>(r.point));
+    j.key("seed").value(r.seed);
+    j.key("axes").begin_object();
+    for (std::size_t k = 0; k < axes.keys.size(); ++k) {
+      j.key(axes.keys[k]).value(axes.values.at(r.point).at(k));
+    }
+    j.end_object();
+    j.key("figures").begin_object();
+    for (const auto& [figure, value] : r.figures) j.key(figure).value(value);
+    j.end_object();
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.take();
 }
 
 }  // namespace fulcrum::sim

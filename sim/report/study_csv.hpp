@@ -53,4 +53,10 @@ std::string study_runs_csv(const StudyAxes& axes, const std::vector<StudyRow>& r
 std::string study_summary_csv(const StudyAxes& axes, const std::vector<StudyRow>& rows);
 std::string study_latency_csv(const StudyAxes& axes, const std::vector<StudyRow>& rows);
 
+// What `fulcrum study --json` prints: {"study", "out_dir", "runs": [{"run", "point", "seed",
+// "axes": {KEY: VALUE as written, ...}, "figures": {NAME: number | null, ...}}, ...]}, the rows of
+// study.csv as JSON.
+std::string study_json(const std::string& name, const std::string& out_dir, const StudyAxes& axes,
+                       const std::vector<StudyRow>& rows);
+
 }  // namespace fulcrum::sim

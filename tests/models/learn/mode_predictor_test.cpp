@@ -172,6 +172,14 @@ TEST_CASE("a bad weights file is rejected with its line, column and key") {
   CHECK(e.problem() == "unexpected content after the power network");
 }
 
+TEST_CASE("a weights path that is a device or a folder is refused before it is read") {
+  // /dev/zero would be read forever; a folder is no file.
+  for (const std::string path : {"/dev/zero", "/"}) {
+    const fulcrum::InputError e = fulcrum::testing::error_of([&] { load_mode_predictor(path); });
+    CHECK_THAT(e.what(), Catch::Contains("is not a regular file"));
+  }
+}
+
 TEST_CASE("training on the measured resnet18 modes is deterministic for a seed") {
   const auto csv = fulcrum::testing::reference_path(kTraining);
   if (!csv) return;  // skipped

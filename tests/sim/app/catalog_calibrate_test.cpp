@@ -103,3 +103,24 @@ TEST_CASE("app::calibrate fits the published anchors and writes the calibration 
   CHECK(json.at("calibration_yaml").text == r.written->string());
   CHECK(json.at("iterations").kind == fulcrum::sim::testing::JsonValue::Kind::null);
 }
+
+TEST_CASE("app::calibrate replaces only a calibration of its own kind, never a scenario") {
+  const std::optional<std::string> reference = fulcrum::testing::reference_path();
+  if (!reference) return;  // skipped
+  TempDir dir;
+  const std::filesystem::path scenario = dir.path() / "poisson.yaml";
+  std::ofstream(scenario) << "version: 1\nname: mine\n";
+  const InputError e = fulcrum::testing::error_of([&] {
+    app::calibrate({.reference = {*reference, "from a test"}, .out = scenario});
+  });
+  CHECK_THAT(e.what(), Catch::StartsWith("--out: "));
+  std::ifstream in(scenario);
+  std::string first;
+  std::getline(in, first);
+  CHECK(first == "version: 1");  // untouched
+  // Its own earlier output is replaced.
+  const std::filesystem::path own = dir.path() / "mine.yaml";
+  app::calibrate({.reference = {*reference, "from a test"}, .out = own, .quiet = true});
+  CHECK_NOTHROW(
+      app::calibrate({.reference = {*reference, "from a test"}, .out = own, .quiet = true}));
+}

@@ -8,6 +8,7 @@
 
 #include "models/error.hpp"
 #include "sim/cli/cli.hpp"
+#include "tests/sim/report/json_check.hpp"
 #include "tests/temp_dir.hpp"
 
 using namespace fulcrum;
@@ -48,6 +49,27 @@ TEST_CASE("study writes its three files and a progress line per percent with --p
   CHECK(err.find("2 runs of 2 points") != std::string::npos);
   REQUIRE(cli({"study", study, "--out", (dir.path() / "q").string(), "-q"}, &out, &err) == 0);
   CHECK(err.empty());
+}
+
+TEST_CASE("study --json prints every run's axes and figures, the rows of study.csv",
+          "[cli][study]") {
+  TempDir dir;
+  const std::string study = dir.write("s.yaml", study_text("gpu_sharing: [managed, native]"));
+  std::string out, err;
+  REQUIRE(cli({"study", study, "--out", (dir.path() / "o").string(), "-q", "--json"}, &out, &err) ==
+          0);
+  const fulcrum::sim::testing::JsonValue j = fulcrum::sim::testing::parse_json(out);
+  CHECK(j.at("study").text == "s");
+  const auto& runs = j.at("runs").items;
+  REQUIRE(runs.size() == 2);  // two points, the scenario's own seed
+  CHECK(runs[0].at("axes").at("gpu_sharing").text == "managed");
+  CHECK(runs[1].at("axes").at("gpu_sharing").text == "native");
+  CHECK(runs[1].at("point").number == 1);
+  // The quickstart trains under both policies and its stream keeps up.
+  for (const auto& r : runs) {
+    CHECK(r.at("figures").at("training_samples_per_s").number > 0);
+    CHECK(r.at("figures").at("resnet50.stable").number == 1);
+  }
 }
 
 TEST_CASE("study with a bad value throws one line located in the study file", "[cli][study]") {
