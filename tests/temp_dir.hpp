@@ -10,10 +10,18 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
 namespace fulcrum::testing {
+
+// A file's bytes ("" when it cannot be read: a test then fails on the content it expected).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text;
+}
 
 class TempDir {
  public:

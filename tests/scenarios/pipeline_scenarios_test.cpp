@@ -24,12 +24,7 @@ namespace {
 
 const std::vector<std::string> kDevices{"xavier-nx", "xavier-agx", "orin-agx"};
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 struct PipelineRan {
   TempDir dir;

@@ -35,12 +35,7 @@ fs::path scenario_file(const std::string& name) {
   return fs::path(FULCRUM_SOURCE_DIR) / "scenarios" / (name + ".yaml");
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 // Runs a shipped scenario with its outputs into a scratch folder.
 struct Ran {

@@ -23,12 +23,7 @@ using fulcrum::testing::TempDir;
 
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 const PlanRequest kQuickstart{.scenario_path = "scenarios/quickstart.yaml",
                               .overrides = {"duration_s=2"}};

@@ -21,12 +21,7 @@ using fulcrum::testing::TempDir;
 
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 const char* const kSweep =
     "version: 1\nname: s\nworkloads: [{training: lstm, inference: resnet50}]\n"

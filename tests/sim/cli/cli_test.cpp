@@ -17,6 +17,7 @@
 
 #include "sim/app/version.hpp"
 #include "tests/sim/report/json_check.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -30,12 +31,7 @@ struct Outcome {
   std::string err;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 std::string quote(const std::string& s) {
   std::string q = "'";

@@ -42,12 +42,7 @@ Result cli(const std::vector<std::string>& args) {
   return r;
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 const std::string kScenario = std::string(FULCRUM_SOURCE_DIR) + "/scenarios/optimize-measured.yaml";
 

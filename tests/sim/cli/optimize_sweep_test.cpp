@@ -37,12 +37,7 @@ std::string input_error(const std::vector<std::string>& args) {
   return "";
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 const std::string kScenario = std::string(FULCRUM_SOURCE_DIR) + "/scenarios/optimize-measured.yaml";
 

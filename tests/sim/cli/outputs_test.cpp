@@ -43,12 +43,7 @@ std::string stdout_of(const std::vector<std::string>& args) {
   return out.str();
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 }  // namespace
 

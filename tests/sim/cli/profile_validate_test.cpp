@@ -30,6 +30,7 @@
 #include "tests/backends/hardware/fake_sysfs.hpp"
 #include "tests/input_error.hpp"
 #include "tests/sim/report/json_check.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::sim;
@@ -48,12 +49,7 @@ int cli(const std::vector<std::string>& args, std::string* err_text = nullptr) {
   return rc;
 }
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 // The error_pct of the first row of `metric` ("p50_latency_ms") in a comparison.json;
 // nullopt when the metric is not there.

@@ -21,6 +21,7 @@
 
 #include "sim/report/folder_lock.hpp"
 #include "tests/sim/report/json_check.hpp"
+#include "tests/temp_dir.hpp"
 
 extern char** environ;
 
@@ -30,12 +31,7 @@ using fulcrum::sim::testing::parse_json;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

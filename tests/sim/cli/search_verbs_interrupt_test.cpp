@@ -27,12 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using fulcrum::testing::slurp;
 
 // Runs FULCRUM_BINARY with `args`, stdout into `out` (or nowhere), stderr into `err`; returns its
 // pid.
