@@ -1,5 +1,6 @@
 #include "models/workload/workload_catalog.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 #include "models/error.hpp"
@@ -10,21 +11,38 @@ namespace fulcrum::models {
 
 WorkloadCatalog::WorkloadCatalog() {
   namespace arch = architectures;
-  // The one list of catalog models: add a builder here to add a workload.
-  for (auto build :
-       {arch::lenet5, arch::resnet18, arch::resnet50, arch::mobilenetv3_large, arch::vgg11,
-        arch::vgg16, arch::yolov8n, arch::bert_base, arch::bert_large, arch::lstm}) {
-    auto w = std::make_unique<const GraphWorkload>(build());
-    std::string name = w->name();
-    workloads_.emplace(std::move(name), std::move(w));
+  // The one list of catalog models, by the name each builds: add a builder here to add a
+  // workload. (A name that differs from what its builder builds is caught on first use.)
+  const std::pair<const char*, GraphWorkload (*)()> models[] = {
+      {"lenet5", arch::lenet5},         {"resnet18", arch::resnet18},
+      {"resnet50", arch::resnet50},     {"mobilenetv3-large", arch::mobilenetv3_large},
+      {"vgg11", arch::vgg11},           {"vgg16", arch::vgg16},
+      {"yolov8n", arch::yolov8n},       {"bert-base", arch::bert_base},
+      {"bert-large", arch::bert_large}, {"lstm", arch::lstm}};
+  for (const auto& [name, build] : models) {
+    auto entry = std::make_unique<Entry>();
+    entry->build = build;
+    workloads_.emplace(name, std::move(entry));
   }
+}
+
+const GraphWorkload& WorkloadCatalog::Entry::get(const std::string& name) const {
+  std::call_once(once, [&] {
+    auto w = std::make_unique<const GraphWorkload>(build());
+    if (w->name() != name) {
+      throw std::logic_error("workload catalog: the builder listed as '" + name + "' builds '" +
+                             w->name() + "'");
+    }
+    built = std::move(w);
+  });
+  return *built;
 }
 
 WorkloadCatalog::~WorkloadCatalog() = default;
 
 const Workload* WorkloadCatalog::find(std::string_view name) const {
   auto it = workloads_.find(name);
-  return it == workloads_.end() ? nullptr : it->second.get();
+  return it == workloads_.end() ? nullptr : &it->second->get(it->first);
 }
 
 const GraphWorkload& WorkloadCatalog::graph_workload(std::string_view name) const {
@@ -34,7 +52,7 @@ const GraphWorkload& WorkloadCatalog::graph_workload(std::string_view name) cons
     for (const auto& [n, w] : workloads_) known += (known.empty() ? "" : ", ") + n;
     throw InputError("unknown workload '" + std::string(name) + "' (known: " + known + ")");
   }
-  return *it->second;
+  return it->second->get(it->first);
 }
 
 const Workload& WorkloadCatalog::get(std::string_view name) const { return graph_workload(name); }

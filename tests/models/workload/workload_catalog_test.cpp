@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "models/error.hpp"
 #include "models/workload/graph_workload.hpp"
@@ -183,4 +185,24 @@ TEST_CASE("aliases are not catalog names, and other names pass through unchanged
   CHECK(canonical_workload_name("resnet50") == "resnet50");
   CHECK(canonical_workload_name("mobilenetv3-large") == "mobilenetv3-large");
   CHECK(canonical_workload_name("no-such-model") == "no-such-model");
+}
+
+TEST_CASE("every catalog name builds the workload of that name, once, from any thread") {
+  const WorkloadCatalog catalog;  // a fresh one: nothing built yet
+  const std::vector<std::string> names = catalog.names();
+  CHECK(names.size() == 10);
+  std::vector<const Workload*> first(names.size(), nullptr);
+  std::vector<const Workload*> second(names.size(), nullptr);
+  // Two threads ask for every workload at once; both get the one object built for it.
+  std::thread other([&] {
+    for (std::size_t i = 0; i < names.size(); ++i) second[i] = &catalog.get(names[i]);
+  });
+  for (std::size_t i = 0; i < names.size(); ++i) first[i] = &catalog.get(names[i]);
+  other.join();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    INFO(names[i]);
+    CHECK(first[i] == second[i]);
+    CHECK(first[i]->name() == names[i]);
+    CHECK(catalog.find(names[i]) == first[i]);
+  }
 }
