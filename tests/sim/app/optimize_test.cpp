@@ -12,6 +12,7 @@
 #include "models/error.hpp"
 #include "sim/report/optimize_report.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/sim/app/optimize_scenario.hpp"
 #include "tests/temp_dir.hpp"
 
 using namespace fulcrum;
@@ -23,18 +24,8 @@ namespace {
 
 using fulcrum::testing::slurp;
 
-const std::string kScenario = std::string(FULCRUM_SOURCE_DIR) + "/scenarios/optimize-measured.yaml";
-
-// optimize-measured.yaml with `from` replaced by `to`, written into `dir`.
-std::string variant(const TempDir& dir, const std::string& from, const std::string& to) {
-  std::string text = slurp(kScenario);
-  const std::size_t at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  text.replace(at, from.size(), to);
-  const std::string path = (dir.path() / "variant.yaml").string();
-  std::ofstream(path) << text;
-  return path;
-}
+const std::string& kScenario = fulcrum::testing::kOptimizeScenario;
+using fulcrum::testing::optimize_variant;
 
 const char* const kDeviceKeys = "  cores: 8\n  cpu_mhz: 1344\n  gpu_mhz: 726.75\n  emc_mhz: 2133\n";
 
@@ -82,13 +73,13 @@ TEST_CASE("optimize searches and re-runs a scenario whose device is a preset pow
   if (!fulcrum::testing::reference_path("measurements")) return;
   TempDir dir;
   // The README's template: the device by preset, the analytic model for the run.
-  const std::string path =
-      variant(dir,
-              std::string(kDeviceKeys) +
-                  "  perf_model:\n    table:\n"
-                  "      - ${FULCRUM_REFERENCE_DIR}/measurements/orin-agx-training-modes.csv\n"
-                  "      - ${FULCRUM_REFERENCE_DIR}/measurements/orin-agx-inference-modes.csv\n",
-              "  power_mode: MODE_50W\n");
+  const std::string path = optimize_variant(
+      dir,
+      std::string(kDeviceKeys) +
+          "  perf_model:\n    table:\n"
+          "      - ${FULCRUM_REFERENCE_DIR}/measurements/orin-agx-training-modes.csv\n"
+          "      - ${FULCRUM_REFERENCE_DIR}/measurements/orin-agx-inference-modes.csv\n",
+      "  power_mode: MODE_50W\n");
   const OptimizeResult r = optimize({.plan = {.scenario_path = path}});
   CHECK_FALSE(r.run_failure);
   REQUIRE(r.report.choice.found);
@@ -118,9 +109,9 @@ TEST_CASE("the search's result is kept, printed and serialised when the re-run f
     std::getline(in, line);
     out << line << "\n";
   }
-  const std::string path =
-      variant(dir, "      - ${FULCRUM_REFERENCE_DIR}/measurements/orin-agx-inference-modes.csv\n",
-              "      - " + one_mode.string() + "\n");
+  const std::string path = optimize_variant(
+      dir, "      - ${FULCRUM_REFERENCE_DIR}/measurements/orin-agx-inference-modes.csv\n",
+      "      - " + one_mode.string() + "\n");
   const OptimizeResult r = optimize({.plan = {.scenario_path = path}});
   REQUIRE(r.run_failure);
   REQUIRE(r.report.event_driven_error);

@@ -15,6 +15,7 @@
 #include "sim/cli/cli.hpp"
 #include "sim/report/folder_lock.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/sim/app/optimize_scenario.hpp"
 #include "tests/temp_dir.hpp"
 
 using namespace fulcrum;
@@ -44,18 +45,8 @@ Result cli(const std::vector<std::string>& args) {
 
 using fulcrum::testing::slurp;
 
-const std::string kScenario = std::string(FULCRUM_SOURCE_DIR) + "/scenarios/optimize-measured.yaml";
-
-// The scenario's text with `from` replaced by `to` (which must be there), written to `dir`.
-std::string variant(const TempDir& dir, const std::string& from, const std::string& to) {
-  std::string text = slurp(kScenario);
-  const std::size_t at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  text.replace(at, from.size(), to);
-  const std::string path = (dir.path() / "variant.yaml").string();
-  std::ofstream(path) << text;
-  return path;
-}
+const std::string& kScenario = fulcrum::testing::kOptimizeScenario;
+using fulcrum::testing::optimize_variant;
 
 }  // namespace
 
@@ -117,7 +108,7 @@ TEST_CASE("optimize searches the grid its ground truth covers when search.modes 
           "[cli][optimize]") {
   if (!fulcrum::testing::reference_path("measurements")) return;
   TempDir dir;
-  const std::string path = variant(
+  const std::string path = optimize_variant(
       dir, "  modes: pagoda-441        # the grid searched: the 441 modes both tables measured\n",
       "");
   const Result r = cli({"optimize", path, "--out", (dir.path() / "o").string()});
@@ -139,13 +130,13 @@ TEST_CASE("optimize warns in one line each about what its closed form ignores", 
         "optimize: warning: inference[0].max_wait_ms is ignored by the search: its closed form "
         "dispatches full batches only (the event-driven run honours it)\n");
   // A re-run model other than the search's ground truth: the analytic model (no perf_model).
-  const std::string path = variant(dir,
-                                   "  perf_model:\n    table:\n"
-                                   "      - ${FULCRUM_REFERENCE_DIR}/measurements/"
-                                   "orin-agx-training-modes.csv\n"
-                                   "      - ${FULCRUM_REFERENCE_DIR}/measurements/"
-                                   "orin-agx-inference-modes.csv\n",
-                                   "");
+  const std::string path = optimize_variant(dir,
+                                            "  perf_model:\n    table:\n"
+                                            "      - ${FULCRUM_REFERENCE_DIR}/measurements/"
+                                            "orin-agx-training-modes.csv\n"
+                                            "      - ${FULCRUM_REFERENCE_DIR}/measurements/"
+                                            "orin-agx-inference-modes.csv\n",
+                                            "");
   const Result m = cli({"optimize", path, "--out", (dir.path() / "m").string()});
   REQUIRE(m.rc == 0);
   CHECK(m.err ==

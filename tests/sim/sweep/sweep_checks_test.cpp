@@ -18,6 +18,7 @@
 #include "sim/sweep/sweep_runner.hpp"
 #include "sim/sweep/sweep_spec.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/sim/sweep/csv_rows.hpp"
 
 namespace fulcrum::sim::sweep {
 namespace {
@@ -27,24 +28,7 @@ const std::vector<std::string>& known() {
   return names;
 }
 
-std::vector<std::vector<std::string>> rows_of(const std::string& text) {
-  std::vector<std::vector<std::string>> out;
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    out.emplace_back(1);
-    for (char c : line) {
-      if (c == ',') {
-        out.back().emplace_back();
-      } else {
-        out.back().back() += c;
-      }
-    }
-  }
-  return out;
-}
+using testing::csv_rows;
 
 std::string run_text(const SweepSpec& spec, const SweepTruths& truths, SweepOptions o) {
   std::ostringstream csv;
@@ -97,8 +81,8 @@ TEST_CASE("a sweep's oracle reads the exact truth, so it meets every budget it c
   const SweepSpec exact = parse_sweep(noisy_sweep("0"), "exact.yaml", known());
   const SweepSpec noisy = parse_sweep(noisy_sweep("0.1"), "noisy.yaml", known());
   const SweepTruths truths = SweepTruths::load(noisy, FULCRUM_DATA_DIR, *ref);
-  const auto exact_rows = rows_of(run_text(exact, truths, {.threads = 2}));
-  const auto noisy_rows = rows_of(run_text(noisy, truths, {.threads = 2}));
+  const auto exact_rows = csv_rows(run_text(exact, truths, {.threads = 2}));
+  const auto noisy_rows = csv_rows(run_text(noisy, truths, {.threads = 2}));
   REQUIRE(exact_rows.size() == noisy_rows.size());
   REQUIRE(exact_rows.size() == 2 * 2 * 2 * 3 * 2);
   int claimed = 0;
@@ -222,7 +206,7 @@ TEST_CASE("a dynamic row that missed a budget in any segment scores a ratio of 0
       "dyn.yaml", known());
   const SweepTruths truths = SweepTruths::load(spec, FULCRUM_DATA_DIR, *ref);
   int missed = 0;
-  for (const std::vector<std::string>& r : rows_of(run_text(spec, truths, {.threads = 2}))) {
+  for (const std::vector<std::string>& r : csv_rows(run_text(spec, truths, {.threads = 2}))) {
     INFO(r[0] << " " << r[6]);
     if (r[8] == "0") {
       ++missed;

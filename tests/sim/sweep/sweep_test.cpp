@@ -15,6 +15,7 @@
 #include "sim/sweep/sweep_runner.hpp"
 #include "sim/sweep/sweep_spec.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/sim/sweep/csv_rows.hpp"
 
 namespace fulcrum::sim::sweep {
 namespace {
@@ -31,24 +32,7 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> out;
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);  // comment
-  std::getline(in, line);  // columns
-  while (std::getline(in, line)) {
-    out.emplace_back(1);
-    for (char c : line) {
-      if (c == ',') {
-        out.back().emplace_back();
-      } else {
-        out.back().back() += c;
-      }
-    }
-  }
-  return out;
-}
+using testing::csv_rows;
 
 std::string run_text(const SweepSpec& spec, const SweepTruths& truths, SweepOptions o,
                      SweepSummary* summary = nullptr) {
