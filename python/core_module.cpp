@@ -1,6 +1,7 @@
 // fulcrum._core: the Python binding of the application layer (sim/app). The package
 // python/fulcrum wraps it; docs/PYTHON.md is the user's guide. The engine runs with the GIL
-// released, so runs in several Python threads proceed at once.
+// released, so runs in several Python threads proceed at once. This file binds runs, studies,
+// predict and the catalogs; search_module.cpp and policy_module.cpp the rest (module_parts.hpp).
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -16,6 +17,7 @@
 #include "models/error.hpp"
 #include "models/workload/dataset_catalog.hpp"
 #include "models/workload/workload_catalog.hpp"
+#include "python/module_parts.hpp"
 #include "sim/app/predict.hpp"
 #include "sim/app/scenario_run.hpp"
 #include "sim/app/study.hpp"
@@ -26,15 +28,28 @@
 namespace py = pybind11;
 using namespace fulcrum;
 using namespace fulcrum::sim;
+using fulcrum::python::Progress;
+
+namespace fulcrum::python {
+
+std::string python_error_line(const py::error_already_set& e) {
+  std::string type = "Exception";
+  std::string message;
+  try {
+    type = py::str(e.type().attr("__name__"));
+    message = py::str(e.value());
+  } catch (const py::error_already_set&) {
+    message = "(an exception that cannot be printed)";
+  }
+  for (char& c : message) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return message.empty() ? type : type + ": " + message;
+}
+
+}  // namespace fulcrum::python
 
 namespace {
-
-// How far a run has got, written by the engine's thread without the GIL and read from Python
-// (a notebook's progress bar, or a test that the GIL is released while the engine runs).
-struct Progress {
-  std::atomic<double> fraction{0};
-  std::atomic<bool> finished{false};
-};
 
 py::object g_input_error;
 
@@ -54,7 +69,7 @@ void raise_input_error(const InputError& e) {
 py::dict run_py(const std::string& scenario_path, const std::vector<std::string>& overrides,
                 std::optional<std::uint64_t> seed, const std::string& backend,
                 const std::optional<std::filesystem::path>& out, const std::string& data_dir,
-                Progress* progress) {
+                Progress* progress, const py::object& policy) {
   app::RunRequest request;
   request.plan.scenario_path = scenario_path;
   request.plan.overrides = overrides;
@@ -63,6 +78,13 @@ py::dict run_py(const std::string& scenario_path, const std::vector<std::string>
   if (!data_dir.empty()) request.plan.data_dir = data_dir;
   request.out_dir = out;
   request.command_line = {"fulcrum.run", scenario_path};
+  if (!policy.is_none()) {
+    request.policy = python::python_policy_factory(policy);
+    // run.json records which policy ran (the summary records the scenario's gpu_sharing).
+    request.command_line.push_back(
+        "policy=" + std::string(py::str(policy.get_type().attr("__module__"))) + "." +
+        std::string(py::str(policy.get_type().attr("__qualname__"))));
+  }
   ProgressFn on_progress;
   if (progress != nullptr) {
     progress->fraction = 0;
@@ -220,7 +242,8 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("finished", [](const Progress& p) { return p.finished.load(); });
 
   m.def("run", &run_py, py::arg("scenario_path"), py::arg("overrides"), py::arg("seed"),
-        py::arg("backend"), py::arg("out"), py::arg("data_dir"), py::arg("progress"));
+        py::arg("backend"), py::arg("out"), py::arg("data_dir"), py::arg("progress"),
+        py::arg("policy") = py::none());
   m.def("study", &study_py, py::arg("study_path"), py::arg("out"), py::arg("jobs"),
         py::arg("data_dir"), py::arg("progress"));
   m.def("predict", &predict_py, py::arg("predictor"), py::arg("fit"), py::arg("at"), py::arg("out"),
@@ -229,4 +252,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("devices", &devices, py::arg("data_dir"));
   m.def("workloads", &workloads);
   m.def("default_data_dir", &default_data_dir);
+  python::bind_search(m);
+  python::bind_policy(m);
 }

@@ -1,11 +1,13 @@
-"""Fulcrum from Python: runs and studies of the simulator as tables (docs/PYTHON.md).
+"""Fulcrum from Python: runs, studies, searches and sweeps of the simulator as tables
+(docs/PYTHON.md).
 
     import fulcrum
     r = fulcrum.run("scenarios/quickstart.yaml", set={"inference[0].batch_size": 8})
     r.summary["training"]["samples_per_s"]
     r.requests.latency_ms.quantile(0.99)        # a pandas DataFrame (dict of arrays without pandas)
 
-The engine runs with the GIL released: runs in several threads proceed at once.
+The engine runs with the GIL released: runs in several threads proceed at once. Search strategies
+(fulcrum.search) and GPU-sharing policies (fulcrum.policy) may be written in Python.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _core
-from ._core import Error, InputError, Progress
+from . import policy, search
+from ._core import Error, InputError, Progress, Rng, RngStreams
 
 try:  # pandas is optional: without it tables are dicts of arrays (numpy) or lists
     import pandas as _pd
@@ -29,14 +32,16 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     _np = None
 
-__all__ = ["run", "study", "predict", "devices", "workloads", "Result", "StudyResult", "InputError",
-           "Error", "Progress", "has_pandas"]
+__all__ = ["run", "study", "optimize", "sweep", "predict", "devices", "workloads", "Result",
+           "StudyResult", "OptimizeResult", "SweepResult", "InputError", "Error", "Progress",
+           "Rng", "RngStreams", "has_pandas", "search", "policy"]
 
 # The tables of a run, by attribute, and the file each is read from.
 _RUN_TABLES = {"requests": "requests.csv", "minibatches": "minibatches.csv",
                "epochs": "epochs.csv", "power": "power.csv"}
 _DICT_SCENARIO_NAME = "<scenario dict>"
 _DICT_STUDY_NAME = "<study dict>"
+_DICT_SWEEP_NAME = "<sweep dict>"
 
 
 def has_pandas() -> bool:
@@ -75,12 +80,13 @@ def _number(text: str) -> Any:
         return text
 
 
-def _read_table(path: Path):
-    """A CSV written by a run as a DataFrame, or without pandas a dict of column -> array."""
+def _read_table(path: Path, skip: int = 0):
+    """A CSV written by a run as a DataFrame, or without pandas a dict of column -> array;
+    `skip` lines before the header (a sweep CSV's comment line)."""
     if _pd is not None:
-        return _pd.read_csv(path)
+        return _pd.read_csv(path, skiprows=skip)
     with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+        rows = list(csv.reader(f))[skip:]
     header, body = rows[0], rows[1:]
     columns = {}
     for i, name in enumerate(header):
@@ -148,7 +154,7 @@ def _scenario_file(scenario: Union[str, os.PathLike, Mapping], folder: str, disp
 def run(scenario: Union[str, os.PathLike, Mapping], set: Optional[Mapping[str, Any]] = None,
         backend: str = "sim", seed: Optional[int] = None,
         out: Optional[Union[str, os.PathLike]] = None, data_dir: Optional[str] = None,
-        progress: Optional[Progress] = None) -> Result:
+        progress: Optional[Progress] = None, policy: Optional["policy.Policy"] = None) -> Result:
     """Runs a scenario (a file or a dict of its keys) as `fulcrum run` does.
 
     set: scenario key paths to values (`--set`), e.g. {"gpu_sharing": "native"}.
@@ -156,6 +162,8 @@ def run(scenario: Union[str, os.PathLike, Mapping], set: Optional[Mapping[str, A
     out: the output folder to publish (as `fulcrum run --out`); without it the files are read
          into the Result and nothing is kept.
     progress: a fulcrum.Progress, updated as the run goes (readable from another thread).
+    policy: a GPU-sharing policy written in Python (a fulcrum.policy.Policy) instead of the
+         scenario's gpu_sharing; an exception inside it is a fulcrum.Error naming the policy.
     Bad input raises fulcrum.InputError (its message is the CLI's one line; .file, .line,
     .column, .key_path, .problem). A dict scenario's relative file paths (trace files) are
     resolved against a temporary folder: give them as absolute paths.
@@ -165,7 +173,7 @@ def run(scenario: Union[str, os.PathLike, Mapping], set: Optional[Mapping[str, A
         target = Path(out) if out is not None else Path(tmp) / "result"
         try:
             r = _core.run(path, _overrides(set), seed, backend, os.fspath(target),
-                          data_dir or "", progress)
+                          data_dir or "", progress, policy)
         except InputError as e:
             raise _located_for_dict(e, temp_file, _DICT_SCENARIO_NAME) from None
         folder = Path(r["out_dir"])
@@ -204,6 +212,117 @@ def study(study: Union[str, os.PathLike, Mapping], out: Optional[Union[str, os.P
                            _read_table(folder / "study_summary.csv"),
                            _read_table(folder / "study_latency.csv"),
                            Path(out) if out is not None else None, r["wall_s"])
+
+
+class OptimizeResult:
+    """An optimize: `report` (optimize.json as a dict: the choice, its predicted, closed-form and
+    event-driven figures, the profiling cost, the oracle's), `text` (the summary the CLI prints),
+    `warnings`, and `file` (the optimize.json written, or None)."""
+
+    def __init__(self, report: dict, text: str, warnings: list, file: Optional[Path]):
+        self.report = report
+        self.text = text
+        self.warnings = warnings
+        self.file = file
+
+    @property
+    def choice(self) -> dict:
+        return self.report["choice"]
+
+    def __repr__(self) -> str:
+        return f"<fulcrum.OptimizeResult {self.report.get('scenario')!r}>"
+
+
+def optimize(scenario: Union[str, os.PathLike, Mapping],
+             set: Optional[Mapping[str, Any]] = None, seed: Optional[int] = None,
+             out: Optional[Union[str, os.PathLike]] = None, reference: Optional[str] = None,
+             data_dir: Optional[str] = None) -> OptimizeResult:
+    """Searches a scenario's `search:` block as `fulcrum optimize` does (docs/SEARCH.md): the
+    strategy chooses a power mode and batch sizes through the Profiler, the choice is judged on
+    the ground truth and run with the event-driven runtime.
+
+    set, seed: as for run(). out: the folder to write optimize.json into (the CLI's --out, the
+    same bytes); without it nothing is written. reference: the folder holding measurements/
+    (the CLI's --reference). Bad input raises fulcrum.InputError; a failure of the event-driven
+    run is raised (fulcrum.Error) after optimize.json is written, as the CLI does.
+    """
+    with tempfile.TemporaryDirectory(prefix="fulcrum-") as tmp:
+        path, temp_file = _scenario_file(scenario, tmp, _DICT_SCENARIO_NAME)
+        target = Path(out) if out is not None else Path(tmp) / "optimize"
+        try:
+            r = _core.search.optimize(path, _overrides(set), seed, os.fspath(target),
+                                      out is not None, reference, data_dir or "")
+        except InputError as e:
+            raise _located_for_dict(e, temp_file, _DICT_SCENARIO_NAME) from None
+        return OptimizeResult(json.loads(r["json"]), r["text"], list(r["warnings"]),
+                              Path(r["file"]) if r["file"] is not None else None)
+
+
+class SweepResult:
+    """A sweep: `rows` (the CSV: one row per configuration and strategy), `summary` (one row per
+    strategy: share of budgets met, mean and p5 throughput / oracle, modes, profiling hours),
+    `text` (the summary as the CLI prints it) and `csv` (the file written, or None)."""
+
+    def __init__(self, rows, summary, text: str, document: dict, csv_path: Optional[Path]):
+        self.rows = rows
+        self.summary = summary
+        self.text = text
+        self.document = document  # the CLI's --json document
+        self.csv = csv_path
+
+    def __repr__(self) -> str:
+        return (f"<fulcrum.SweepResult {self.document.get('sweep')!r}: "
+                f"{self.document.get('configurations')} configurations>")
+
+
+def _shard(shard) -> tuple:
+    if shard is None:
+        return 1, 1
+    if isinstance(shard, str):
+        k, _, n = shard.partition("/")
+        shard = (k, n)
+    try:
+        k, n = int(shard[0]), int(shard[1])
+    except (TypeError, ValueError, IndexError):
+        raise ValueError(f"shard= takes (K, N) or 'K/N', got {shard!r}") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"shard=: expected 1 <= K <= N, got {k}/{n}")
+    return k, n
+
+
+def sweep(sweep_file: Union[str, os.PathLike, Mapping],
+          out: Optional[Union[str, os.PathLike]] = None,
+          strategies: Optional[Mapping[str, type]] = None, threads: int = 0,
+          shard=None, reference: Optional[str] = None, data_dir: Optional[str] = None,
+          progress: Optional[Progress] = None) -> SweepResult:
+    """Runs a sweep file (or a dict of its keys; docs/SEARCH.md) as `fulcrum sweep` does.
+
+    Its `strategies:` may name the built-in strategies and those registered with
+    fulcrum.search.register, and `strategies=` ({name: Strategy subclass}) adds more for this
+    call. out: the CSV to write (the CLI's --out, the same bytes); without it nothing is kept.
+    threads: 0 = every core. shard: (K, N) or "K/N". reference: the folder holding
+    measurements/. An exception inside a Python strategy is a fulcrum.Error naming it.
+    """
+    k, n = _shard(shard)
+    entries = search._entries(strategies)
+    with tempfile.TemporaryDirectory(prefix="fulcrum-") as tmp:
+        temp_file = None
+        if isinstance(sweep_file, Mapping):
+            path, temp_file = _scenario_file(sweep_file, tmp, _DICT_SWEEP_NAME)
+        else:
+            path = os.fspath(sweep_file)
+        target = Path(out) if out is not None else Path(tmp) / "sweep.csv"
+        try:
+            r = _core.search.sweep(path, os.fspath(target), int(threads), k, n, reference,
+                                   data_dir or "", entries, progress)
+        except InputError as e:
+            raise _located_for_dict(e, temp_file, _DICT_SWEEP_NAME) from None
+        document = json.loads(r["json"])
+        rows = _read_table(Path(r["csv"]), skip=1)
+        summary = _as_table(document["strategies"])
+        document["csv"] = os.fspath(out) if out is not None else None
+        return SweepResult(rows, summary, r["text"], document,
+                           Path(out) if out is not None else None)
 
 
 def predict(fit: Union[str, os.PathLike], at: Union[str, os.PathLike],

@@ -211,6 +211,8 @@ void RunPlan::set_clock_hooks(std::function<void()> on_start, std::function<void
   on_clock_end_ = std::move(on_end);
 }
 
+void RunPlan::set_policy(GpuSharingPolicyFactory factory) { policy_ = std::move(factory); }
+
 RunResult RunPlan::simulate(RunObserver* observer, ProgressFn progress) const {
   RunSetup setup = resolved_.setup();
   setup.perf_model = perf_model_.get();
@@ -218,7 +220,7 @@ RunResult RunPlan::simulate(RunObserver* observer, ProgressFn progress) const {
   setup.on_clock_start = on_clock_start_;
   setup.on_clock_end = on_clock_end_;
   setup.stop_requested = [] { return pending_interrupt().has_value(); };
-  return sim::run(setup, *backend_, observer, std::move(progress));
+  return sim::run(setup, *backend_, observer, std::move(progress), policy_);
 }
 
 ScenarioRun RunPlan::run(ResultFolder& folder, const std::vector<std::string>& command_line,

@@ -113,6 +113,10 @@ class RunPlan {
   // caller starts and stops a meter over the run itself.
   void set_clock_hooks(std::function<void()> on_start, std::function<void()> on_end);
 
+  // Runs with the policy `factory` makes instead of the scenario's gpu_sharing (a policy written
+  // in Python: python/policy_module.cpp). Empty: the scenario's.
+  void set_policy(GpuSharingPolicyFactory factory);
+
   // One run without files; `observer` may be null, `progress` empty.
   RunResult simulate(RunObserver* observer = nullptr, ProgressFn progress = {}) const;
 
@@ -150,6 +154,7 @@ class RunPlan {
   std::string backend_name_;  // as run.json records it
   bool custom_backend_ = false;
   std::unique_ptr<backends::Backend> backend_;
+  GpuSharingPolicyFactory policy_;
   std::function<void()> on_clock_start_;
   std::function<void()> on_clock_end_;
 };

@@ -17,6 +17,7 @@ namespace fulcrum::sim::app {
 
 RunReport run_scenario(const RunRequest& request, std::ostream* notes, ProgressFn progress) {
   RunPlan plan = RunPlan::load(request.plan);
+  if (request.policy) plan.set_policy(request.policy);
   if (request.on_warning) {
     for (const std::string& w : plan.warnings()) request.on_warning(w);
   }

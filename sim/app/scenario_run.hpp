@@ -25,6 +25,9 @@ struct RunRequest {
   // Called with each of the plan's warnings (RunPlan::warnings) once it is loaded, before the
   // folder is claimed or anything runs; may be empty.
   std::function<void(const std::string&)> on_warning = {};
+  // Makes the GPU-sharing policy instead of the scenario's gpu_sharing (RunPlan::set_policy);
+  // empty: the scenario's.
+  GpuSharingPolicyFactory policy = {};
 };
 
 struct RunReport {

@@ -70,8 +70,9 @@ void publish_csv(const std::filesystem::path& path, Write write) {
 }  // namespace
 
 SweepReport sweep(const SweepRequest& request) {
-  const sweep::SweepSpec spec =
-      sweep::load_sweep(request.sweep_file, search::strategy_registry().names());
+  const search::StrategyRegistry& registry =
+      request.strategies != nullptr ? *request.strategies : search::strategy_registry();
+  const sweep::SweepSpec spec = sweep::load_sweep(request.sweep_file, registry.names());
   SweepReport r;
   r.shard = request.shard;
   r.shards = request.shards;
@@ -95,6 +96,7 @@ SweepReport sweep(const SweepRequest& request) {
   o.threads = request.threads;
   o.shard = request.shard;
   o.shards = request.shards;
+  o.strategies = &registry;
   o.progress = [&](std::size_t done, std::size_t total) {
     if (request.progress) request.progress(spec.name, done, total);
     throw_if_interrupted();

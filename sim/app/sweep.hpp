@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/config/data_dirs.hpp"
+#include "sim/search/strategy.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
 namespace fulcrum::sim::app {
@@ -35,6 +36,8 @@ struct SweepRequest {
   // After each chunk of configurations (from the calling thread); may throw Interrupted.
   std::function<void(const std::string& sweep_name, std::size_t done, std::size_t total)> progress =
       {};
+  // The strategies the sweep file may name; null: the built-ins (search::strategy_registry()).
+  const search::StrategyRegistry* strategies = nullptr;
 };
 
 struct MergeRequest {

@@ -14,6 +14,7 @@
 //     of implementations.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,5 +40,11 @@ class GpuSharingPolicy {
 };
 
 std::unique_ptr<GpuSharingPolicy> make_gpu_sharing_policy(const GpuSharing& spec, GpuHost& host);
+
+// Makes a run's policy in place of the scenario's gpu_sharing (a policy written outside the
+// runtime, e.g. in Python: python/policy_module.cpp). Called once, when the run is set up; the
+// scenario's gpu_sharing still sets the runtime's other parameters (gpu_sharing.risk for
+// next_ready_bound) and is what the summary records.
+using GpuSharingPolicyFactory = std::function<std::unique_ptr<GpuSharingPolicy>(GpuHost& host)>;
 
 }  // namespace fulcrum::sim

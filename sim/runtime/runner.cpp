@@ -12,14 +12,14 @@
 namespace fulcrum::sim {
 
 RunResult run(const RunSetup& setup, backends::Backend& backend, RunObserver* observer,
-              ProgressFn progress) {
+              ProgressFn progress, const GpuSharingPolicyFactory& policy) {
   std::unique_ptr<DataPipeline> pipeline;
   if (setup.scenario != nullptr && setup.scenario->training) {
     pipeline = make_data_pipeline(setup);
   } else {
     pipeline = std::make_unique<ComputeOnlyPipeline>();  // no training job asks it anything
   }
-  Runtime runtime(setup, backend, observer, *pipeline);
+  Runtime runtime(setup, backend, observer, *pipeline, policy);
   runtime.set_progress(std::move(progress));
   RunResult result = runtime.run();
   result.budgets = judge_budgets(result, setup.scenario->budgets);

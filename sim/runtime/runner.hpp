@@ -12,6 +12,7 @@
 #include "models/device/power_mode.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/engine/time.hpp"
+#include "sim/runtime/gpu_sharing_policy.hpp"
 #include "sim/runtime/run_observer.hpp"
 #include "sim/runtime/run_result.hpp"
 #include "sim/scenario/run_setup.hpp"
@@ -30,9 +31,10 @@ inline constexpr Time kWallProgressStep = 100 * kMillisecond;
 // Runs the scenario to its duration: picks the training job's data pipeline
 // (make_data_pipeline), runs, and judges the budgets (judge_budgets). `observer` (may be null)
 // sees every request, item and power change as it happens; `progress` (may be empty) is told how
-// far the run has got. A backend that runs in real time makes it a wall-clock run.
+// far the run has got. A backend that runs in real time makes it a wall-clock run. `policy`
+// (may be empty) makes the GPU-sharing policy instead of the scenario's gpu_sharing.
 RunResult run(const RunSetup& setup, backends::Backend& backend, RunObserver* observer = nullptr,
-              ProgressFn progress = {});
+              ProgressFn progress = {}, const GpuSharingPolicyFactory& policy = {});
 
 // A context of a run (the training job first, then the inference streams in scenario order, as
 // the runtime numbers them) and an item it may execute.

@@ -13,7 +13,7 @@
 namespace fulcrum::sim {
 
 Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver* observer,
-                 DataPipeline& pipeline)
+                 DataPipeline& pipeline, const GpuSharingPolicyFactory& policy)
     : setup_(setup),
       backend_(backend),
       observer_(observer),
@@ -114,7 +114,8 @@ Runtime::Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver*
       }
     }
   }
-  policy_ = make_gpu_sharing_policy(sc.gpu_sharing, *this);
+  policy_ = policy ? policy(*this) : make_gpu_sharing_policy(sc.gpu_sharing, *this);
+  if (!policy_) throw Error("run(): the GPU-sharing policy factory made no policy");
 }
 
 Runtime::~Runtime() = default;

@@ -37,9 +37,10 @@ class Runtime final : public GpuHost, public PowerSink {
   // other than 50/95/99/100, epochs without a dataset size, native sharing on a real-time backend
   // that cannot open a context per GPU-sharing context, ...). `observer` may be null; the setup,
   // backend, observer and pipeline must outlive the Runtime. A backend that runs_in_real_time() is
-  // paced by the wall clock.
+  // paced by the wall clock. `policy`, when given, makes the GPU-sharing policy instead of the
+  // scenario's gpu_sharing (make_gpu_sharing_policy).
   Runtime(const RunSetup& setup, backends::Backend& backend, RunObserver* observer,
-          DataPipeline& pipeline);
+          DataPipeline& pipeline, const GpuSharingPolicyFactory& policy = {});
   ~Runtime() override;
 
   // Reports progress during run() (see ProgressFn); call before run(). Empty: none.

@@ -169,7 +169,8 @@ search::ProfilerOptions profiler_options(const SweepSpec& spec, std::uint64_t se
 }
 
 std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& truths,
-                                  std::size_t truth, std::size_t set) {
+                                  const search::StrategyRegistry& registry, std::size_t truth,
+                                  std::size_t set) {
   auto p = std::make_unique<Prepared>();
   SweepConfig c;
   c.truth = truth;
@@ -194,7 +195,7 @@ std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& trut
     p->full.emplace(search::Oracle::grid_set(problem, *p->context));
   }
   for (const StrategyEntry& e : spec.strategies) {
-    std::unique_ptr<search::Strategy> s = search::strategy_registry().make(
+    std::unique_ptr<search::Strategy> s = registry.make(
         e.name, {.max_modes = e.max_modes, .seed = seed, .data_dir = truths.data_dir()});
     search::ProfilerOptions o = profiler_options(spec, seed);
     o.max_modes = s->max_modes();
@@ -206,7 +207,8 @@ std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& trut
 }
 
 // The CSV rows of one configuration (one per strategy) and their summary records.
-std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const Prepared& prep,
+std::string run_config(const SweepSpec& spec, const SweepTruths& truths,
+                       const search::StrategyRegistry& registry, const Prepared& prep,
                        std::size_t index, std::vector<Row>& rows) {
   const SweepConfig c = config_at(spec, index);
   const ArrivalCase& arrivals = spec.arrivals[c.arrival];
@@ -246,7 +248,7 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths, const P
               .next();
       std::unique_ptr<search::Strategy> s =
           reused ? nullptr
-                 : search::strategy_registry().make(
+                 : registry.make(
                        e.name,
                        {.max_modes = e.max_modes, .seed = seed, .data_dir = truths.data_dir()});
       if (reused) {
@@ -347,6 +349,8 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
   const std::size_t begin = total * (options.shard - 1) / options.shards;
   const std::size_t end = total * options.shard / options.shards;
   const unsigned threads = thread_count(options.threads);
+  const search::StrategyRegistry& registry =
+      options.strategies != nullptr ? *options.strategies : search::strategy_registry();
   // The shared work of every (ground truth, workload set) the shard touches.
   const std::size_t per_set = total / (spec.ground_truths.size() * spec.workloads.size());
   std::vector<std::pair<std::size_t, std::size_t>> sets;
@@ -357,7 +361,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
   }
   std::vector<std::unique_ptr<Prepared>> prepared(sets.size());
   parallel_for(0, sets.size(), threads, [&](std::size_t i) {
-    prepared[i] = prepare(spec, truths, sets[i].first, sets[i].second);
+    prepared[i] = prepare(spec, truths, registry, sets[i].first, sets[i].second);
   });
   auto prep_of = [&](std::size_t index) -> const Prepared& {
     const SweepConfig c = config_at(spec, index);
@@ -374,7 +378,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
     std::vector<std::string> text(to - from);
     std::vector<std::vector<Row>> rows(to - from);
     parallel_for(from, to, threads, [&](std::size_t i) {
-      text[i - from] = run_config(spec, truths, prep_of(i), i, rows[i - from]);
+      text[i - from] = run_config(spec, truths, registry, prep_of(i), i, rows[i - from]);
     });
     for (std::size_t i = 0; i < text.size(); ++i) {
       csv << text[i];

@@ -19,6 +19,7 @@
 #include "models/device/device_catalog.hpp"
 #include "models/perf/perf_model.hpp"
 #include "sim/search/ground_truth.hpp"
+#include "sim/search/strategy.hpp"
 #include "sim/sweep/sweep_spec.hpp"
 
 namespace fulcrum::sim::sweep {
@@ -53,6 +54,9 @@ struct SweepOptions {
   std::size_t shards = 1;
   // Called from the calling thread after each chunk: configurations done, of the shard's total.
   std::function<void(std::size_t done, std::size_t total)> progress = {};
+  // Where the strategies the sweep names are made; null: the built-ins (search::strategy_registry).
+  // A registry extended with strategies written elsewhere (Python: python/search_module.cpp).
+  const search::StrategyRegistry* strategies = nullptr;
 };
 
 // Per strategy, over the configurations with a feasible optimum (on the ground truth).
