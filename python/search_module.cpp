@@ -274,7 +274,21 @@ void bind_types(py::module_& s) {
       .def_readonly("time_ms", &search::MeasuredPoint::time_ms)
       .def_readonly("power_w", &search::MeasuredPoint::power_w);
   py::class_<search::Profile>(s, "Profile")
-      .def_property_readonly("status", [](const search::Profile& p) { return to_string(p.status); })
+      .def_property_readonly(
+          "status",
+          [](const search::Profile& p) {
+            switch (p.status) {
+              case search::ProfileStatus::ok:
+                return "ok";
+              case search::ProfileStatus::over_budget:
+                return "over_budget";
+              case search::ProfileStatus::no_data:
+                break;
+            }
+            return "no_data";
+          },
+          "'ok', 'no_data' (the truth has no value there) or 'over_budget' (a new mode beyond "
+          "the budget: refused, nothing charged)")
       .def("ok", &search::Profile::ok)
       .def_readonly("value", &search::Profile::value);
   py::class_<search::ProfilingCost>(s, "ProfilingCost")
