@@ -112,16 +112,29 @@ def _located_for_dict(e: InputError, temp_file: str, display: str) -> InputError
 
 class Result:
     """One run: `summary` (summary.json as a dict) and its tables `requests`, `minibatches`,
-    `epochs` and `power` (None where the scenario's `outputs` turned a file off)."""
+    `epochs` and `power` (None where the scenario's `outputs` turned a file off). A table is read
+    from the run's file when first used (a run without out= keeps its files in a temporary folder
+    for as long as the Result lives), so a run whose tables are not looked at costs no parsing."""
 
-    def __init__(self, summary: dict, tables: dict, out_dir: Optional[Path], wall_s: float):
+    def __init__(self, summary: dict, files: dict, out_dir: Optional[Path], wall_s: float,
+                 keep: Optional[tempfile.TemporaryDirectory] = None):
         self.summary = summary
-        self.requests = tables.get("requests")
-        self.minibatches = tables.get("minibatches")
-        self.epochs = tables.get("epochs")
-        self.power = tables.get("power")
+        self._files = files  # table name -> its CSV
+        self._tables: dict = {}
+        self._keep = keep  # the temporary folder holding the files, removed with the Result
         self.out_dir = out_dir  # the published folder, or None when run without out=
         self.wall_s = wall_s
+
+    def _table(self, name: str):
+        if name not in self._tables:
+            path = self._files.get(name)
+            self._tables[name] = _read_table(path) if path is not None else None
+        return self._tables[name]
+
+    requests = property(lambda self: self._table("requests"), doc="requests.csv")
+    minibatches = property(lambda self: self._table("minibatches"), doc="minibatches.csv")
+    epochs = property(lambda self: self._table("epochs"), doc="epochs.csv")
+    power = property(lambda self: self._table("power"), doc="power.csv")
 
     def __repr__(self) -> str:
         return f"<fulcrum.Result {self.summary.get('scenario')!r} seed={self.summary.get('seed')}>"
@@ -168,21 +181,26 @@ def run(scenario: Union[str, os.PathLike, Mapping], set: Optional[Mapping[str, A
     .column, .key_path, .problem). A dict scenario's relative file paths (trace files) are
     resolved against a temporary folder: give them as absolute paths.
     """
-    with tempfile.TemporaryDirectory(prefix="fulcrum-") as tmp:
-        path, temp_file = _scenario_file(scenario, tmp, _DICT_SCENARIO_NAME)
-        target = Path(out) if out is not None else Path(tmp) / "result"
+    keep = tempfile.TemporaryDirectory(prefix="fulcrum-")
+    try:
+        path, temp_file = _scenario_file(scenario, keep.name, _DICT_SCENARIO_NAME)
+        target = Path(out) if out is not None else Path(keep.name) / "result"
         try:
             r = _core.run(path, _overrides(set), seed, backend, os.fspath(target),
                           data_dir or "", progress, policy)
         except InputError as e:
             raise _located_for_dict(e, temp_file, _DICT_SCENARIO_NAME) from None
         folder = Path(r["out_dir"])
-        tables = {}
-        for name, file in _RUN_TABLES.items():
-            if (folder / file).is_file():
-                tables[name] = _read_table(folder / file)
+        files = {name: folder / file for name, file in _RUN_TABLES.items()
+                 if (folder / file).is_file()}
         summary = json.loads(r["summary_json"])
-        return Result(summary, tables, Path(out) if out is not None else None, r["wall_s"])
+    except BaseException:
+        keep.cleanup()
+        raise
+    if out is not None:
+        keep.cleanup()
+        keep = None
+    return Result(summary, files, Path(out) if out is not None else None, r["wall_s"], keep)
 
 
 def study(study: Union[str, os.PathLike, Mapping], out: Optional[Union[str, os.PathLike]] = None,
