@@ -12,6 +12,8 @@
 //  3. Add an enumerator to SharingPolicy (sim/scenario/scenario.hpp), its name to the scenario
 //     loader, and one line to make_gpu_sharing_policy() (gpu_sharing_policy.cpp), the one list
 //     of implementations.
+// A policy written outside the runtime (in Python: python/policy_module.cpp) is given to a run
+// through a GpuSharingPolicyFactory instead (run(), RunPlan::set_policy, RunRequest::policy).
 #pragma once
 
 #include <functional>
