@@ -116,13 +116,16 @@ class PythonPolicy final : public sim::ExclusivePolicy<PythonPolicy> {
     try {
       const py::object r = pick_(view_);
       if (r.is_none()) return std::nullopt;
-      if (!py::isinstance<py::int_>(r) || py::isinstance<py::bool_>(r)) {
+      // An int (or anything with __index__: a numpy integer), never a bool.
+      if (PyIndex_Check(r.ptr()) == 0 || py::isinstance<py::bool_>(r)) {
         throw Error("policy '" + name_ + "': pick_next returned " +
                     std::string(py::str(py::repr(r))) + ", not a context number or None");
       }
-      pick = r.cast<int>();
+      pick = py::int_(r).cast<int>();
     } catch (const py::error_already_set& e) {
       throw Error("policy '" + name_ + "': pick_next: " + python_error_line(e));
+    } catch (const py::cast_error&) {
+      throw Error("policy '" + name_ + "': pick_next returned a number out of range");
     }
     if (*pick < 0 || *pick >= host_.context_count() || !host_.has_ready_work(*pick)) {
       throw Error("policy '" + name_ + "': pick_next returned context " + std::to_string(*pick) +

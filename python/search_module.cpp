@@ -76,7 +76,13 @@ class PythonStrategy final : public search::Strategy {
         throw Error("strategy '" + name_ + "': choose() returned " +
                     std::string(py::str(py::repr(r))) + ", not a fulcrum.search.Choice");
       }
-      return r.cast<Choice>();
+      Choice choice = r.cast<Choice>();
+      if (choice.found && choice.batch_sizes.size() != problem.streams.size()) {
+        throw Error("strategy '" + name_ + "': choose() found a choice with " +
+                    std::to_string(choice.batch_sizes.size()) + " batch sizes for " +
+                    std::to_string(problem.streams.size()) + " inference streams");
+      }
+      return choice;
     } catch (const py::error_already_set& e) {
       throw Error("strategy '" + name_ + "': " + python_error_line(e));
     }

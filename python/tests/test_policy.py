@@ -123,6 +123,12 @@ def test_a_policy_that_starts_a_context_without_ready_work_is_refused(tmp_path):
 
     with pytest.raises(fulcrum.Error, match=r"pick_next returned 'training', not a context"):
         fulcrum.run("scenarios/quickstart.yaml", set={"duration_s": 5}, policy=Bad())
+    class Huge(Policy):
+        def pick_next(self, host):
+            return 2**40
+
+    with pytest.raises(fulcrum.Error, match=r"pick_next returned a number out of range"):
+        fulcrum.run("scenarios/quickstart.yaml", set={"duration_s": 5}, policy=Huge())
     with pytest.raises(TypeError, match="pick_next"):
         fulcrum.run("scenarios/quickstart.yaml", policy=object())
 

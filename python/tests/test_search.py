@@ -154,6 +154,16 @@ def test_an_exception_in_choose_is_one_error_naming_the_strategy_and_nothing_is_
     with pytest.raises(fulcrum.Error, match=r"^strategy 'wrong': choose\(\) returned 42, not a"):
         fulcrum.sweep(path, out=tmp_path / "w.csv", strategies={"wrong": Wrong})
 
+    class Short(search.Strategy):
+        def choose(self, problem, profiler, context):
+            return search.Choice(found=True, mode=search.grid_max(context.grid), batch_sizes=[])
+
+    path = _sweep_file(tmp_path, "short")
+    with pytest.raises(fulcrum.Error, match=r"^strategy 'short': choose\(\) found a choice with "
+                                            r"0 batch sizes for [12] inference streams$"):
+        fulcrum.sweep(path, out=tmp_path / "w.csv", strategies={"short": Short})
+    assert not (tmp_path / "w.csv").exists()
+
 
 def test_a_sweep_naming_an_unknown_strategy_is_the_clis_located_error(tmp_path, cli):
     path = _sweep_file(tmp_path, "maxn, nowhere")
