@@ -144,3 +144,17 @@ def test_a_host_kept_past_its_run_answers_nothing():
     fulcrum.run("scenarios/quickstart.yaml", set={"duration_s": 2}, policy=Keeper())
     with pytest.raises(ValueError, match="run has ended"):
         kept[0].now()
+
+
+def test_a_numpy_integer_is_a_context_number():
+    np = pytest.importorskip("numpy")
+
+    class NumpyGreedy(Greedy):
+        def pick_next(self, host):
+            c = super().pick_next(host)
+            return None if c is None else np.int64(c)
+
+    set_ = {"gpu_sharing": {"policy": "managed", "variant": "greedy"}, "duration_s": 10}
+    cpp = fulcrum.run("scenarios/quickstart.yaml", set=set_)
+    py = fulcrum.run("scenarios/quickstart.yaml", set=set_, policy=NumpyGreedy())
+    assert py.summary == cpp.summary
