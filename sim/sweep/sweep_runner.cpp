@@ -447,8 +447,12 @@ bool get_line(std::istream& in, std::string& line) {
 
 }  // namespace
 
-SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& csv,
-                         const std::string& version) {
+namespace {
+
+// merge_sweep() over shards that `open(i)` opens, named files[i] in its errors.
+SweepSummary merge_shards(const std::vector<std::string>& files,
+                          const std::function<std::unique_ptr<std::istream>(std::size_t)>& open,
+                          std::ostream& csv, const std::string& version) {
   if (files.empty()) throw InputError("--merge: no shard files given");
   std::string header;
   HeaderFacts first;
@@ -456,10 +460,10 @@ SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& cs
   std::map<std::size_t, std::pair<std::string, std::vector<Row>>> configs;
   // config index -> the shard file and line of its first row (for a missing-row error).
   std::map<std::size_t, SourceLocation> first_row;
-  for (const std::string& file : files) {
-    // A shard is a regular file of bounded size, as every CSV input (a device such as /dev/zero
-    // would be read forever, a FIFO would block).
-    std::ifstream in = models::open_csv_file(file, "--merge");
+  for (std::size_t shard = 0; shard < files.size(); ++shard) {
+    const std::string& file = files[shard];
+    const std::unique_ptr<std::istream> stream = open(shard);
+    std::istream& in = *stream;
     std::string comment, columns;
     get_line(in, comment);
     get_line(in, columns);
@@ -555,6 +559,32 @@ SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& cs
     for (const Row& r : entry.second) summary.add(r);
   }
   return summary.finish(first.name, first.total);
+}
+
+}  // namespace
+
+SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& csv,
+                         const std::string& version) {
+  return merge_shards(
+      files,
+      [&](std::size_t i) -> std::unique_ptr<std::istream> {
+        // A shard is a regular file of bounded size, as every CSV input (a device such as
+        // /dev/zero would be read forever, a FIFO would block).
+        return std::make_unique<std::ifstream>(models::open_csv_file(files[i], "--merge"));
+      },
+      csv, version);
+}
+
+SweepSummary merge_sweep_parts(std::vector<std::pair<std::string, std::string>> parts,
+                               std::ostream& csv, const std::string& version) {
+  std::vector<std::string> names;
+  for (const auto& part : parts) names.push_back(part.first);
+  return merge_shards(
+      names,
+      [&](std::size_t i) -> std::unique_ptr<std::istream> {
+        return std::make_unique<std::istringstream>(std::move(parts[i].second));
+      },
+      csv, version);
 }
 
 std::string format_summary(const SweepSummary& s) {
