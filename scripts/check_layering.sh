@@ -40,9 +40,13 @@ declare -A may_include=(
   [sim/sweep]="$models_all sim/scenario sim/config sim/search sim/sweep"
   [sim/report]="$models_all backends sim/engine sim/scenario sim/runtime sim/search sim/sweep sim/report"
   [sim/app]="$models_all backends backends/hardware sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/app"
+  # Sweeps and studies over the ranks of an MPI job; MPI itself only in the plugin (plugin/,
+  # the one place <mpi.h> is included), which sees nothing but the plugin's table.
+  [sim/mpi]="models sim/config sim/report sim/search sim/sweep sim/app sim/mpi"
+  [sim/mpi/plugin]="sim/mpi"
   # The CLI is options -> request -> app -> print: it reaches the libraries only through sim/app,
   # sim/report and sim/config (and the error types at the top of models/, models/error.hpp).
-  [sim/cli]="models sim/config sim/report sim/app sim/cli"
+  [sim/cli]="models sim/config sim/report sim/app sim/mpi sim/cli"
 )
 
 # Files that are not yet what their folder's row says, each with its own row and the reason. A

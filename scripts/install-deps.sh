@@ -10,20 +10,24 @@
 #   scripts/install-deps.sh --python  the optional Python package's (docs/PYTHON.md): pybind11,
 #                                     the Python headers, pandas and pytest; the build finds them
 #                                     and builds `import fulcrum`, and ctest runs its pytest suite
-# CI runs the default and --python; without the --python packages the build and tests pass
-# without the Python package.
+#   scripts/install-deps.sh --mpi     OpenMPI (docs/MPI.md): the build finds it and makes the MPI
+#                                     plugin, and ctest runs its `mpirun -n 3` tests
+# CI runs the default, --python and --mpi; without the --python or --mpi packages the build and
+# tests pass without the Python package or the MPI plugin.
 set -euo pipefail
 
 build_packages=(g++ cmake ninja-build make libboost-graph-dev libboost-program-options-dev
                 libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3 clang-format)
 plot_packages=(python3 python3-matplotlib)
 python_packages=(python3 python3-dev python3-pybind11 python3-numpy python3-pandas python3-pytest)
+mpi_packages=(openmpi-bin libopenmpi-dev)
 
 case "${1:-}" in
   "") packages=("${build_packages[@]}") ;;
   --plots) packages=("${plot_packages[@]}") ;;
   --python) packages=("${python_packages[@]}") ;;
-  *) echo "usage: scripts/install-deps.sh [--plots|--python]" >&2; exit 2 ;;
+  --mpi) packages=("${mpi_packages[@]}") ;;
+  *) echo "usage: scripts/install-deps.sh [--plots|--python|--mpi]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -128,18 +129,20 @@ StudyRow run_study_point(const StudySpec& spec, std::size_t index, const std::st
   return row;
 }
 
-StudyReport run_study(const StudyRequest& request, StudyProgress progress) {
-  const auto started = std::chrono::steady_clock::now();
-  StudyReport report;
-  report.spec = load_study_spec(request.study_path);
-  const StudySpec& spec = report.spec;
-  report.out_dir = request.out_dir ? *request.out_dir : std::filesystem::path("out") / spec.name;
+std::unique_ptr<ResultFolder> claim_study_folder(const StudyRequest& request,
+                                                 const StudySpec& spec) {
   ResultFolder::Options folder_options;
   folder_options.wait = request.wait;
   folder_options.layout = &study_layout();
-  ResultFolder folder(report.out_dir, std::move(folder_options));
+  return std::make_unique<ResultFolder>(
+      request.out_dir ? *request.out_dir : std::filesystem::path("out") / spec.name,
+      std::move(folder_options));
+}
 
-  const std::size_t total = spec.runs();
+std::vector<StudyRow> run_study_runs(const StudySpec& spec, std::size_t begin, std::size_t end,
+                                     unsigned jobs, const std::string& data_dir,
+                                     const StudyProgress& progress) {
+  const std::size_t total = end - begin;
   std::vector<StudyRow> rows(total);
   std::vector<std::exception_ptr> errors(total);
   std::atomic<std::size_t> next{0};
@@ -152,7 +155,7 @@ StudyReport run_study(const StudyRequest& request, StudyProgress progress) {
       const std::size_t i = next.fetch_add(1);
       if (i >= total) return;
       try {
-        rows[i] = run_study_point(spec, i, request.data_dir);
+        rows[i] = run_study_point(spec, begin + i, data_dir);
       } catch (...) {
         errors[i] = std::current_exception();
         stop.store(true);
@@ -164,7 +167,7 @@ StudyReport run_study(const StudyRequest& request, StudyProgress progress) {
       }
     }
   };
-  unsigned threads = request.jobs != 0 ? request.jobs : std::thread::hardware_concurrency();
+  unsigned threads = jobs != 0 ? jobs : std::thread::hardware_concurrency();
   threads =
       static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(total, 1)));
   {
@@ -177,17 +180,38 @@ StudyReport run_study(const StudyRequest& request, StudyProgress progress) {
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
-  if (const std::optional<int> signal = pending_interrupt()) throw folder.interrupted(*signal);
+  if (const std::optional<int> signal = pending_interrupt()) throw Interrupted(*signal);
+  return rows;
+}
 
-  const StudyAxes axes = study_axes(spec);
+void publish_study(ResultFolder& folder, StudyReport& report, std::vector<StudyRow> rows) {
+  if (const std::optional<int> signal = pending_interrupt()) throw folder.interrupted(*signal);
+  const StudyAxes axes = study_axes(report.spec);
   write_file_atomically(folder.staging_dir() / "study.csv", study_runs_csv(axes, rows));
   write_file_atomically(folder.staging_dir() / "study_summary.csv", study_summary_csv(axes, rows));
   write_file_atomically(folder.staging_dir() / "study_latency.csv", study_latency_csv(axes, rows));
   folder.publish();
+  report.out_dir = folder.target();
+  report.outputs.clear();
   for (const char* name : {"study.csv", "study_summary.csv", "study_latency.csv"}) {
     report.outputs.push_back(report.out_dir / name);
   }
   report.rows = std::move(rows);
+}
+
+StudyReport run_study(const StudyRequest& request, StudyProgress progress) {
+  const auto started = std::chrono::steady_clock::now();
+  StudyReport report;
+  report.spec = load_study_spec(request.study_path);
+  const std::unique_ptr<ResultFolder> folder = claim_study_folder(request, report.spec);
+  std::vector<StudyRow> rows;
+  try {
+    rows = run_study_runs(report.spec, 0, report.spec.runs(), request.jobs, request.data_dir,
+                          progress);
+  } catch (const Interrupted& e) {
+    throw folder->interrupted(e.signal());
+  }
+  publish_study(*folder, report, std::move(rows));
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }

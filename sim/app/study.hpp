@@ -11,12 +11,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/study_spec.hpp"
+#include "sim/report/result_folder.hpp"
 #include "sim/report/study_csv.hpp"
 #include "sim/runtime/run_result.hpp"
 
@@ -50,6 +52,18 @@ struct StudyReport {
 
 // One run of a study without files (the row of run `index`, in run order).
 StudyRow run_study_point(const StudySpec& spec, std::size_t index, const std::string& data_dir);
+
+// The parts of run_study() for a runner that spreads a study over processes (sim/mpi/): the
+// output folder claimed as run_study() claims it (InputError or Interrupted as there); runs
+// [begin, end) in run order on `jobs` threads (0: every core; the first failure in run order is
+// rethrown, Interrupted for a signal; `progress` counts of end - begin); and the three files
+// written from every run's row and published (report.spec set; fills its rows and outputs).
+std::unique_ptr<ResultFolder> claim_study_folder(const StudyRequest& request,
+                                                 const StudySpec& spec);
+std::vector<StudyRow> run_study_runs(const StudySpec& spec, std::size_t begin, std::size_t end,
+                                     unsigned jobs, const std::string& data_dir,
+                                     const StudyProgress& progress);
+void publish_study(ResultFolder& folder, StudyReport& report, std::vector<StudyRow> rows);
 
 // Reads the study, claims the output folder (ResultFolder: its lock, staging and refusal rules;
 // bad input is one InputError before anything runs), runs every point over its seeds on

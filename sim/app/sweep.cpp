@@ -1,5 +1,6 @@
 #include "sim/app/sweep.hpp"
 
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <streambuf>
@@ -41,33 +42,85 @@ class AtomicFileBuf : public std::streambuf {
   AtomicFile& file_;
 };
 
-// Writes the CSV through `write`: locked, staged, renamed into place when complete.
-template <typename Write>
-void publish_csv(const std::filesystem::path& path, Write write) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  const std::filesystem::path lock_path = path.string() + ".lock";
+}  // namespace
+
+struct SweepCsv::Open {
+  Open(const std::filesystem::path& path, FolderLock held) : lock(std::move(held)), file(path) {}
+  FolderLock lock;
+  AtomicFile file;
+  AtomicFileBuf buf{file};
+  std::ostream csv{&buf};
+};
+
+SweepCsv::SweepCsv(std::filesystem::path path) : path_(std::move(path)) {
+  if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path());
+  const std::filesystem::path lock_path = path_.string() + ".lock";
   std::optional<FolderLock> lock = FolderLock::try_lock(lock_path);
   if (!lock) {
     const std::optional<long> pid = FolderLock::holder_pid(lock_path);
     throw InputError(std::nullopt, "--out",
-                     "'" + path.string() + "' is being written by another fulcrum" +
+                     "'" + path_.string() + "' is being written by another fulcrum" +
                          (pid ? " (pid " + std::to_string(*pid) + ")" : std::string()) +
                          "; not started");
   }
+  open_ = std::make_unique<Open>(path_, std::move(*lock));
+}
+
+SweepCsv::~SweepCsv() = default;
+
+std::ostream& SweepCsv::csv() { return open_->csv; }
+
+void SweepCsv::publish() {
   try {
-    AtomicFile file(path);
-    AtomicFileBuf buf(file);
-    std::ostream csv(&buf);
-    write(csv);
     throw_if_interrupted();
-    file.close();
-    file.publish();
+    open_->file.close();
+    open_->file.publish();
   } catch (const Interrupted& e) {
-    throw Interrupted(e.signal(), "nothing was written to " + path.string());
+    throw interrupted(e.signal());
   }
 }
 
+Interrupted SweepCsv::interrupted(int signal) const {
+  return Interrupted(signal, "nothing was written to " + path_.string());
+}
+
+namespace {
+
+// Writes the CSV through `write`: locked, staged, renamed into place when complete.
+template <typename Write>
+void publish_csv(const std::filesystem::path& path, Write write) {
+  SweepCsv out(path);
+  try {
+    write(out.csv());
+  } catch (const Interrupted& e) {
+    throw out.interrupted(e.signal());
+  }
+  out.publish();
+}
+
 }  // namespace
+
+std::filesystem::path sweep_output(const SweepRequest& request, const sweep::SweepSpec& spec) {
+  std::filesystem::path csv;
+  if (request.out) {
+    csv = *request.out;
+  } else if (request.shards > 1) {
+    csv = "out/sweep-" + spec.name + ".shard-" + std::to_string(request.shard) + "-of-" +
+          std::to_string(request.shards) + ".csv";
+  } else {
+    csv = "out/sweep-" + spec.name + ".csv";
+  }
+  // The default folder is ours to make; a folder the user named must exist.
+  if (!request.out) std::filesystem::create_directories(csv.parent_path());
+  check_output_file(csv, "--out", {request.sweep_file}, "# fulcrum sweep ");
+  return csv;
+}
+
+sweep::SweepTruths sweep_truths(const SweepRequest& request, const sweep::SweepSpec& spec) {
+  const std::string reference =
+      request.reference_dir ? *request.reference_dir : reference_dir_for(request.sweep_file);
+  return sweep::SweepTruths::load(spec, request.data_dir, reference + "/measurements");
+}
 
 SweepReport sweep(const SweepRequest& request) {
   const search::StrategyRegistry& registry =
@@ -76,21 +129,8 @@ SweepReport sweep(const SweepRequest& request) {
   SweepReport r;
   r.shard = request.shard;
   r.shards = request.shards;
-  if (request.out) {
-    r.csv = *request.out;
-  } else if (request.shards > 1) {
-    r.csv = "out/sweep-" + spec.name + ".shard-" + std::to_string(request.shard) + "-of-" +
-            std::to_string(request.shards) + ".csv";
-  } else {
-    r.csv = "out/sweep-" + spec.name + ".csv";
-  }
-  // The default folder is ours to make; a folder the user named must exist.
-  if (!request.out) std::filesystem::create_directories(r.csv.parent_path());
-  check_output_file(r.csv, "--out", {request.sweep_file}, "# fulcrum sweep ");
-  const std::string reference =
-      request.reference_dir ? *request.reference_dir : reference_dir_for(request.sweep_file);
-  const sweep::SweepTruths truths =
-      sweep::SweepTruths::load(spec, request.data_dir, reference + "/measurements");
+  r.csv = sweep_output(request, spec);
+  const sweep::SweepTruths truths = sweep_truths(request, spec);
   sweep::SweepOptions o;
   o.version = kFulcrumVersion;
   o.threads = request.threads;

@@ -12,12 +12,15 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "sim/config/data_dirs.hpp"
 #include "sim/search/strategy.hpp"
+#include "sim/report/interrupt.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
 namespace fulcrum::sim::app {
@@ -50,6 +53,32 @@ struct SweepReport {
   std::filesystem::path csv;  // as published
   std::size_t shard = 1;
   std::size_t shards = 1;
+};
+
+// The parts of sweep() for a runner that spreads one sweep over processes (sim/mpi/): the CSV's
+// path as sweep() names it, checked (InputError as sweep()); the ground truths it loads; and
+// the CSV's publication.
+std::filesystem::path sweep_output(const SweepRequest& request, const sweep::SweepSpec& spec);
+sweep::SweepTruths sweep_truths(const SweepRequest& request, const sweep::SweepSpec& spec);
+
+// A sweep CSV being written: from construction its lock is held (InputError when another
+// fulcrum holds it) and csv() writes into FILE.partial; publish() renames it into place (or
+// throws Interrupted for a pending signal). Destroyed unpublished, it leaves nothing.
+class SweepCsv {
+ public:
+  explicit SweepCsv(std::filesystem::path path);
+  ~SweepCsv();
+  SweepCsv(const SweepCsv&) = delete;
+  SweepCsv& operator=(const SweepCsv&) = delete;
+  std::ostream& csv();
+  void publish();
+  // What an interrupt leaves: "...; nothing was written to FILE".
+  Interrupted interrupted(int signal) const;
+
+ private:
+  struct Open;
+  std::filesystem::path path_;
+  std::unique_ptr<Open> open_;
 };
 
 // Bad input (the sweep file, the reference data, the output path) throws InputError before any

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "models/error.hpp"
 #include "sim/app/study.hpp"
 #include "sim/cli/verb_support.hpp"
+#include "sim/mpi/mpi_runner.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/number_format.hpp"
 #include "sim/report/study_csv.hpp"
@@ -54,6 +57,9 @@ int cmd_study(const std::vector<std::string>& args, std::ostream& out, std::ostr
   const bool terminal = isatty(STDERR_FILENO) != 0;
   const bool show = !quiet && (terminal || vm.count("progress"));
 
+  // Started by an MPI launcher (docs/MPI.md): the ranks split the runs; rank 0 prints and
+  // publishes. A plain process never loads MPI.
+  const std::unique_ptr<mpi::Communicator> world = mpi::open_world();
   const InterruptHandlers interrupt_handlers;
   app::StudyProgress progress;
   int shown_pct = -1;
@@ -69,7 +75,14 @@ int cmd_study(const std::vector<std::string>& args, std::ostream& out, std::ostr
       shown_pct = pct;
     };
   }
-  const app::StudyReport r = app::run_study(request, progress);
+  std::optional<app::StudyReport> report;
+  if (world) {
+    report = mpi::study_over_ranks(*world, request, progress);
+    if (!report) return 0;  // not rank 0: the job's outcome is rank 0's to print
+  } else {
+    report = app::run_study(request, progress);
+  }
+  const app::StudyReport& r = *report;
   if (show && terminal) err << "\n";
   if (vm.count("json")) {
     out << study_json(r.spec.name, r.out_dir.string(), app::study_axes(r.spec), r.rows);

@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -13,6 +14,7 @@
 #include "models/error.hpp"
 #include "sim/app/sweep.hpp"
 #include "sim/cli/verb_support.hpp"
+#include "sim/mpi/mpi_runner.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/number_format.hpp"
 #include "sim/report/sweep_progress.hpp"
@@ -63,8 +65,12 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
         options);
     return 0;
   }
+  // Started by an MPI launcher (docs/MPI.md): the ranks split the configurations; rank 0
+  // prints and publishes. A plain process never loads MPI.
+  const std::unique_ptr<mpi::Communicator> world = mpi::open_world();
   const InterruptHandlers interrupt_handlers;
   if (vm["merge"].as<bool>()) {
+    if (world && world->rank() != 0) return 0;  // a merge is rank 0's alone
     if (!vm.count("out")) throw InputError(std::nullopt, "fulcrum sweep", "--merge needs --out");
     if (vm.count("shard")) {
       throw InputError(std::nullopt, "fulcrum sweep",
@@ -95,7 +101,14 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
     };
   }
   const auto start = std::chrono::steady_clock::now();
-  const app::SweepReport r = app::sweep(request);
+  std::optional<app::SweepReport> report;
+  if (world) {
+    report = mpi::sweep_over_ranks(*world, request);
+    if (!report) return 0;  // not rank 0: the job's outcome is rank 0's to print
+  } else {
+    report = app::sweep(request);
+  }
+  const app::SweepReport& r = *report;
   if (progress) progress->finish();
   if (vm.count("json")) {
     out << sweep_json(r.summary, r.csv, r.shard, r.shards);

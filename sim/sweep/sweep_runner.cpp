@@ -9,6 +9,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "models/io/csv_reader.hpp"
@@ -391,16 +392,15 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
 
 namespace {
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  for (char ch : line) {
-    if (ch == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += ch;
-    }
+// The fields of `line` between its commas, as views into it (into `out`, reused line by line).
+void split_csv(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
+  for (std::size_t from = 0;;) {
+    const std::size_t comma = line.find(',', from);
+    out.push_back(line.substr(from, comma == std::string_view::npos ? comma : comma - from));
+    if (comma == std::string_view::npos) return;
+    from = comma + 1;
   }
-  return out;
 }
 
 }  // namespace
@@ -451,19 +451,23 @@ bool get_line(std::istream& in, std::string& line) {
 
 }  // namespace
 
-SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& csv,
-                         const std::string& version) {
+namespace {
+
+// merge_sweep() over shards that `open(i)` opens, named files[i] in its errors.
+SweepSummary merge_shards(const std::vector<std::string>& files,
+                          const std::function<std::unique_ptr<std::istream>(std::size_t)>& open,
+                          std::ostream& csv, const std::string& version) {
   if (files.empty()) throw InputError("--merge: no shard files given");
   std::string header;
   HeaderFacts first;
   // config index -> its rows' text, and their summary records.
   std::map<std::size_t, std::pair<std::string, std::vector<Row>>> configs;
-  // config index -> the shard file and line of its first row (for a missing-row error).
-  std::map<std::size_t, SourceLocation> first_row;
-  for (const std::string& file : files) {
-    // A shard is a regular file of bounded size, as every CSV input (a device such as /dev/zero
-    // would be read forever, a FIFO would block).
-    std::ifstream in = models::open_csv_file(file, "--merge");
+  // config index -> the shard (its index in `files`) and line of its first row (for errors).
+  std::map<std::size_t, std::pair<std::size_t, int>> first_row;
+  for (std::size_t shard = 0; shard < files.size(); ++shard) {
+    const std::string& file = files[shard];
+    const std::unique_ptr<std::istream> stream = open(shard);
+    std::istream& in = *stream;
     std::string comment, columns;
     get_line(in, comment);
     get_line(in, columns);
@@ -492,57 +496,61 @@ SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& cs
     }
     const std::vector<std::string>& order = first.order;
     std::string line;
+    std::vector<std::string_view> f;
     for (int line_no = 3; get_line(in, line); ++line_no) {
-      const SourceLocation here{file, line_no, 1};
-      const std::vector<std::string> f = split_csv(line);
+      const auto here = [&] { return SourceLocation{file, line_no, 1}; };
+      split_csv(line, f);
       if (f.size() != 20) {
-        throw InputError(here, "", "expected 20 columns, got " + std::to_string(f.size()));
+        throw InputError(here(), "", "expected 20 columns, got " + std::to_string(f.size()));
       }
+      const std::string id(f[0]);
       std::size_t index = 0;
       try {
-        index = static_cast<std::size_t>(std::stoull(f[0]));
+        index = static_cast<std::size_t>(std::stoull(id));
       } catch (const std::exception&) {
-        throw InputError(here, "", "bad configuration index");
+        throw InputError(here(), "", "bad configuration index");
       }
       if (index >= first.total) {
         throw InputError(
-            here, "",
-            "configuration " + f[0] + " is outside the sweep's " + std::to_string(first.total));
+            here(), "",
+            "configuration " + id + " is outside the sweep's " + std::to_string(first.total));
       }
       auto& entry = configs[index];
-      if (entry.second.empty()) first_row[index] = here;
-      if (entry.second.size() >= order.size() || first_row[index].file != file) {
-        throw InputError(here, "", "configuration " + f[0] + " appears in more than one shard");
+      if (entry.second.empty()) first_row[index] = {shard, line_no};
+      if (entry.second.size() >= order.size() || first_row[index].first != shard) {
+        throw InputError(here(), "", "configuration " + id + " appears in more than one shard");
       }
       if (f[6] != order[entry.second.size()]) {
-        throw InputError(here, "",
-                         "configuration " + f[0] + ": expected the row of strategy '" +
-                             order[entry.second.size()] + "', got '" + f[6] + "'");
+        throw InputError(here(), "",
+                         "configuration " + id + ": expected the row of strategy '" +
+                             order[entry.second.size()] + "', got '" + std::string(f[6]) + "'");
       }
       Row r;
       try {
-        r = {f[6],
-             f[1] + "/" + f[2],
+        std::string set_key(f[1]);
+        set_key.append("/").append(f[2]);
+        r = {std::string(f[6]),
+             std::move(set_key),
              f[9] == "1",
              f[8] == "1",
-             std::stod(f[12]),
-             std::stod(f[15]),
-             std::stod(f[17]),
-             std::stol(f[18]),
+             std::stod(std::string(f[12])),
+             std::stod(std::string(f[15])),
+             std::stod(std::string(f[17])),
+             std::stol(std::string(f[18])),
              f[19] == "1"};
       } catch (const std::exception&) {
-        throw InputError(here, "", "a number column does not hold a number");
+        throw InputError(here(), "", "a number column does not hold a number");
       }
-      entry.first += line + "\n";
-      entry.second.push_back(r);
+      entry.first.append(line).append("\n");
+      entry.second.push_back(std::move(r));
     }
   }
   for (const auto& [index, entry] : configs) {
     if (entry.second.size() != first.order.size()) {
-      throw InputError(first_row[index], "",
-                       "configuration " + std::to_string(index) + " has " +
-                           std::to_string(entry.second.size()) + " of its " +
-                           std::to_string(first.order.size()) + " rows (one per strategy)");
+      throw InputError(
+          SourceLocation{files[first_row[index].first], first_row[index].second, 1}, "",
+          "configuration " + std::to_string(index) + " has " + std::to_string(entry.second.size()) +
+              " of its " + std::to_string(first.order.size()) + " rows (one per strategy)");
     }
   }
   if (configs.size() != first.total) {
@@ -559,6 +567,32 @@ SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& cs
     for (const Row& r : entry.second) summary.add(r);
   }
   return summary.finish(first.name, first.total);
+}
+
+}  // namespace
+
+SweepSummary merge_sweep(const std::vector<std::string>& files, std::ostream& csv,
+                         const std::string& version) {
+  return merge_shards(
+      files,
+      [&](std::size_t i) -> std::unique_ptr<std::istream> {
+        // A shard is a regular file of bounded size, as every CSV input (a device such as
+        // /dev/zero would be read forever, a FIFO would block).
+        return std::make_unique<std::ifstream>(models::open_csv_file(files[i], "--merge"));
+      },
+      csv, version);
+}
+
+SweepSummary merge_sweep_parts(std::vector<std::pair<std::string, std::string>> parts,
+                               std::ostream& csv, const std::string& version) {
+  std::vector<std::string> names;
+  for (const auto& part : parts) names.push_back(part.first);
+  return merge_shards(
+      names,
+      [&](std::size_t i) -> std::unique_ptr<std::istream> {
+        return std::make_unique<std::istringstream>(std::move(parts[i].second));
+      },
+      csv, version);
 }
 
 std::string format_summary(const SweepSummary& s) {

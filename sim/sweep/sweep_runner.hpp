@@ -14,6 +14,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/device/device_catalog.hpp"
@@ -90,6 +91,11 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
 // InputError "file:line:col: problem" otherwise.
 SweepSummary merge_sweep(const std::vector<std::string>& shard_files, std::ostream& csv,
                          const std::string& version);
+
+// merge_sweep() over shard CSVs held in memory: (name for its errors, the CSV's text) in any
+// order (sim/mpi/ gathers each rank's slice of a sweep so).
+SweepSummary merge_sweep_parts(std::vector<std::pair<std::string, std::string>> parts,
+                               std::ostream& csv, const std::string& version);
 
 // The summary as a text table, one line per strategy.
 std::string format_summary(const SweepSummary& summary);
