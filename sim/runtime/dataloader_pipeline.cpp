@@ -287,6 +287,11 @@ void DataloaderPipeline::on_compute_start(std::uint64_t /*minibatch*/, Time /*at
   launch_active_ = true;
   launch_rate_ns_ = 0;
   launch_since_ = sim_->now();
+  // The mean share over the previous minibatch (the workers' load then is the best estimate of
+  // theirs now); the first minibatch of the run takes the share at its start.
+  launch_share_ = quantised_share(last_launch_share_.value_or(cpu_rate()));
+  launch_share_sum_ += launch_share_;
+  ++launch_share_count_;
   cpu_reschedule();
 }
 
@@ -311,11 +316,7 @@ void DataloaderPipeline::on_inference_end(Time /*at*/) {
   cpu_reschedule();
 }
 
-double DataloaderPipeline::training_host_share() const {
-  // The mean share over the previous minibatch (the workers' load then is the best estimate of
-  // theirs now); the first minibatch of the run takes the share at its start.
-  return quantised_share(last_launch_share_.value_or(cpu_rate()));
-}
+double DataloaderPipeline::training_host_share() const { return launch_share_; }
 
 double DataloaderPipeline::inference_host_share() const { return quantised_share(cpu_rate()); }
 
@@ -358,6 +359,10 @@ std::optional<DataloaderResult> DataloaderPipeline::result(Time /*end*/) const {
   r.bytes_from_storage = total_.bytes_from_storage;
   r.storage_busy_s = to_seconds(storage_busy_);
   r.worker_core_s = worker_core_ns_ * 1e-9;
+  r.os_cores = data_.dataloader.os_cores;
+  if (launch_share_count_ > 0) {
+    r.training_host_share = launch_share_sum_ / static_cast<double>(launch_share_count_);
+  }
   return r;
 }
 

@@ -138,6 +138,9 @@ class DataloaderPipeline final : public DataPipeline {
   double launch_rate_ns_ = 0;
   Time launch_since_ = 0;
   std::optional<double> last_launch_share_;
+  double launch_share_ = 1;  // the share the running (or last) training minibatch runs with
+  double launch_share_sum_ = 0;
+  std::uint64_t launch_share_count_ = 0;
   Time cpu_last_ = 0;
   std::optional<EventId> cpu_event_;
 

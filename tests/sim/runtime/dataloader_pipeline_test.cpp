@@ -231,7 +231,7 @@ TEST_CASE(
     p.cores = c.cores;
     p.workers(1, 1);
     RecordingObserver obs;
-    p.run(obs);
+    const RunResult r = p.run(obs);
     INFO(c.cores << " cores, OS " << c.os_cores);
     std::vector<double> shares;
     for (const auto& item : p.h.backend.executed) {
@@ -241,6 +241,9 @@ TEST_CASE(
     CHECK(shares[0] == 1.0);
     CHECK(shares[1] == Approx(c.share));
     CHECK(shares[2] == Approx(c.share));
+    // summary.json's mean over the run's minibatches.
+    CHECK(r.training->dataloader->training_host_share == Approx((1 + 2 * c.share) / 3));
+    CHECK(r.training->dataloader->os_cores == c.os_cores);
   }
 }
 
