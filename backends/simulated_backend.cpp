@@ -28,7 +28,8 @@ std::size_t SimulatedBackend::ItemKeyHash::operator()(const ItemKey& k) const {
   h = mix(h, std::bit_cast<std::uint64_t>(k.mode.cpu_khz));
   h = mix(h, std::bit_cast<std::uint64_t>(k.mode.gpu_hz));
   h = mix(h, std::bit_cast<std::uint64_t>(k.mode.emc_hz));
-  return mix(h, static_cast<std::uint64_t>(k.mode.gpu_tpcs));
+  h = mix(h, static_cast<std::uint64_t>(k.mode.gpu_tpcs));
+  return mix(h, std::bit_cast<std::uint64_t>(k.host_share));
 }
 
 std::chrono::nanoseconds duration_of_prediction(double time_ms, const std::string& model_name,
@@ -57,8 +58,8 @@ Completion SimulatedBackend::predict(const WorkItem& item) const {
     throw InputError("cannot execute a minibatch of " + std::to_string(item.batch_size) + " " +
                      item.workload->name() + " samples: the batch size must be >= 1");
   }
-  const models::Prediction p =
-      model_.predict({device_, item.mode, *item.workload, item.phase, item.batch_size});
+  const models::Prediction p = model_.predict(
+      {device_, item.mode, *item.workload, item.phase, item.batch_size, item.host_share});
   if (p.power.power_w.size() != device_.rails.size()) {
     throw Error("performance model " + model_.name() + " predicted " +
                 std::to_string(p.power.power_w.size()) + " rail powers for " + device_.name +
@@ -92,7 +93,7 @@ const Completion& SimulatedBackend::lookup(const ItemKey& key, const WorkItem& i
 const Completion& SimulatedBackend::execute(const WorkItem& item) {
   assert(item.workload != nullptr && "a work item always names its workload");
   const Completion& c =
-      lookup(ItemKey{item.workload, item.phase, item.batch_size, item.mode}, item);
+      lookup(ItemKey{item.workload, item.phase, item.batch_size, item.mode, item.host_share}, item);
   if (!options_.real_time) return c;
   const std::optional<std::chrono::nanoseconds> took = seat_.take(c.duration);
   if (took && !seat_.shared()) return c;  // alone and whole: the memo as it is

@@ -59,6 +59,7 @@ class SimulatedBackend final : public Backend {
     models::Phase phase;
     int batch_size;
     models::PowerMode mode;
+    double host_share = 1.0;
     bool operator==(const ItemKey&) const = default;
   };
   struct ItemKeyHash {

@@ -17,6 +17,10 @@ struct WorkItem {
   models::Phase phase = models::Phase::inference;
   int batch_size = 1;  // >= 1; a smaller one is an InputError
   models::PowerMode mode;
+  // Share of one CPU core the item's host thread gets (the runtime's CPU contention, docs/
+  // PIPELINE.md "CPU contention"), in (0, 1]: a simulated backend stretches the item's host-side
+  // work by 1 / host_share; a device that runs the item has its own contention and ignores it.
+  double host_share = 1.0;
 };
 
 struct Completion {

@@ -122,10 +122,15 @@ AnalyticModel::AnalyticModel(AnalyticCoefficients coefficients) : c_(std::move(c
 }
 
 TimeBreakdown AnalyticModel::time(const DeviceSpec& device, const PowerMode& mode,
-                                  const std::vector<LayerWork>& layers) const {
+                                  const std::vector<LayerWork>& layers, double host_share) const {
+  if (!(host_share > 0 && host_share <= 1)) {
+    throw InputError("the host thread's core share must be in (0, 1], got " +
+                     std::to_string(host_share));
+  }
   const auto features = layer_features(device, mode, layers, c_.cpu_ref_khz);
   TimeBreakdown t;
   const double launch_ms = c_.launch_us * 1e-3;
+  const double stretch = 1.0 / host_share;  // wall time per core-time of the host thread
   for (std::size_t i = 0; i < features.size(); ++i) {
     const LayerFeatures& f = features[i];
     const double eff = efficiency(c_, f.compute_class);
@@ -133,14 +138,15 @@ TimeBreakdown AnalyticModel::time(const DeviceSpec& device, const PowerMode& mod
     const double memory = f.memory_ms / c_.eff_memory;
     const double gpu = std::max(compute, memory);
     const double host = f.launches * launch_ms;
-    t.total_ms += std::max(gpu, host) + c_.launch_overlap * std::min(gpu, host);
+    const double host_wall = host * stretch;
+    t.total_ms += std::max(gpu, host_wall) + c_.launch_overlap * std::min(gpu, host_wall);
     t.gpu_ms += gpu;
     t.compute_ms += compute;
     t.launch_ms += host;
     t.dram_bytes += dram_bytes(device, layers[i]);
   }
   const double overhead = c_.overhead_ms * host_scale(mode, c_.cpu_ref_khz);
-  t.total_ms += overhead;
+  t.total_ms += overhead * stretch;
   t.host_ms = t.launch_ms + overhead;
   return t;
 }
@@ -291,7 +297,7 @@ Prediction AnalyticModel::predict(const PerfQuery& q) const {
     throw InputError("batch size must be >= 1, got " + std::to_string(q.batch_size));
   }
   const auto layers = q.workload.layer_work(q.phase, q.batch_size);
-  const TimeBreakdown t = time(q.device, q.mode, layers);
+  const TimeBreakdown t = time(q.device, q.mode, layers, q.host_share);
   if (!(t.total_ms > 0)) {
     throw InputError("workload " + q.workload.name() + " has no work to time");
   }

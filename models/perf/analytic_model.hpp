@@ -89,9 +89,12 @@ class AnalyticModel : public PerfModel {
 
   const AnalyticCoefficients& coefficients() const { return c_; }
 
-  // Time of a minibatch given its per-layer work (what predict() does after layer_work()).
+  // Time of a minibatch given its per-layer work (what predict() does after layer_work()). With
+  // host_share < 1 (the host thread gets that share of a core: CPU contention) each layer's
+  // launch time and the per-minibatch overhead take 1 / host_share as long in the total;
+  // launch_ms and host_ms stay the host thread's core-time.
   TimeBreakdown time(const DeviceSpec& device, const PowerMode& mode,
-                     const std::vector<LayerWork>& layers) const;
+                     const std::vector<LayerWork>& layers, double host_share = 1.0) const;
   // Power per rail while a minibatch with this breakdown runs.
   RailPower busy_power(const DeviceSpec& device, const PowerMode& mode,
                        const TimeBreakdown& t) const;

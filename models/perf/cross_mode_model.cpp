@@ -217,10 +217,14 @@ RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
 
 CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeDevice& d,
                                       const CrossModeWorkload& w, Phase phase,
-                                      const WorkFeatures& f, const PowerMode& mode,
-                                      int batch_size) {
+                                      const WorkFeatures& f, const PowerMode& mode, int batch_size,
+                                      double host_share) {
   if (!(mode.gpu_hz > 0) || !(mode.cpu_khz > 0) || !(mode.emc_hz > 0) || mode.cores <= 0) {
     throw InputError("mode " + mode.label() + " has a zero clock or no cores");
+  }
+  if (!(host_share > 0 && host_share <= 1)) {
+    throw InputError("the host thread's core share must be in (0, 1], got " +
+                     std::to_string(host_share));
   }
   const double emc_max = table_max(device.emc_hz, mode.emc_hz);
   const double gpu_max = table_max(device.gpu_hz, mode.gpu_hz);
@@ -251,7 +255,7 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
       (1 - d.host_memory_share) + d.host_memory_share * emc_max / mode.emc_hz;
   e.host_s = (f.kernels * w.kernel_scale * d.launch_us * 1e-6 + d.overhead_ms * 1e-3) * cpu_scale *
              host_memory;
-  e.device_s = pnorm(e.gpu_s, e.host_s, d.overlap_host);
+  e.device_s = pnorm(e.gpu_s, e.host_s / host_share, d.overlap_host);
   // Training: the dataloader's workers decode and augment the next minibatches in parallel on
   // the cores the training thread leaves; steady state is bounded by the slower of the two.
   // Inference: the minibatch's CPU-side per-sample work (host tensors of a minibatch in host
@@ -344,9 +348,10 @@ Prediction CrossModeModel::predict(const PerfQuery& q) const {
   // The runtime's pipeline adds training's data pipeline; inference's per-sample CPU work is part
   // of the measured forward pass and stays.
   if (!pipeline_in_time_ && q.phase == Phase::training) params.preprocess_ms = 0;
-  const CrossModeEstimate e = cross_mode_estimate(
-      q.device, cal_.device, params, q.phase,
-      work_features(q.device, q.workload, q.phase, q.batch_size), q.mode, q.batch_size);
+  const CrossModeEstimate e =
+      cross_mode_estimate(q.device, cal_.device, params, q.phase,
+                          work_features(q.device, q.workload, q.phase, q.batch_size), q.mode,
+                          q.batch_size, q.host_share);
   Prediction p;
   p.time_ms = e.time_s * 1e3;
   p.power = e.rails;

@@ -131,10 +131,14 @@ struct CrossModeCalibration {
   std::optional<GraphCoefficients> graph;
 };
 
-// The model's equations on precomputed features; used by the model and the fit.
+// The model's equations on precomputed features; used by the model and the fit. host_share (in
+// (0, 1]): the share of a core the launch thread gets from the runtime's CPU contention
+// (PerfQuery::host_share, docs/PIPELINE.md "CPU contention"); its launch and overhead time take
+// 1 / host_share as long on the GPU path (host_s stays its core-time).
 CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeDevice& d,
                                       const CrossModeWorkload& w, Phase phase,
-                                      const WorkFeatures& f, const PowerMode& mode, int batch_size);
+                                      const WorkFeatures& f, const PowerMode& mode, int batch_size,
+                                      double host_share = 1.0);
 
 // Module power (per rail) with nothing running in the mode.
 RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,

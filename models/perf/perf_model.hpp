@@ -36,6 +36,12 @@ struct PerfQuery {
   const Workload& workload;
   Phase phase;
   int batch_size;
+  // Share of one CPU core the process's host thread gets while the minibatch runs (CPU
+  // contention with dataloader workers, other processes' host threads and the OS; docs/
+  // PIPELINE.md "CPU contention"), in (0, 1]. Below 1 the host thread's launch and per-minibatch
+  // work takes 1 / host_share as long. A measured profile (`table`) ignores it: the measurement
+  // had its own contention.
+  double host_share = 1.0;
 };
 
 // Power of each rail of DeviceSpec::rails, in that order; the module power is their sum.

@@ -20,18 +20,33 @@ const SampleFormat& DataloaderModel::format_of(std::string_view dataset) const {
                    "' in the dataloader model (models/data/pipeline/dataloader.yaml)");
 }
 
+namespace {
+
+// Per-clock speed of the device's CPU against the reference core (1 when not listed).
+double arch_speed_of(const DataloaderModel& model, const DeviceSpec& device) {
+  if (const auto it = model.arch_speed.find(device.cpu_arch); it != model.arch_speed.end()) {
+    return it->second;
+  }
+  return 1.0;
+}
+
+}  // namespace
+
 double preprocess_ms_per_sample(const DataloaderModel& model, const SampleFormat& format,
                                 const DeviceSpec& device, const PowerMode& mode) {
-  double speed = 1.0;
-  if (const auto it = model.arch_speed.find(device.cpu_arch); it != model.arch_speed.end()) {
-    speed = it->second;
-  }
+  const double speed = arch_speed_of(model, device);
   const double cpu_ms = format.cpu_ms_at_ref * (model.ref_cpu_khz / mode.cpu_khz) / speed;
   const double bandwidth_b_s =
       device.memory_bandwidth_gbps(mode.emc_hz) * 1e9 * model.memory_efficiency;
   const double memory_ms =
       bandwidth_b_s > 0 ? format.memory_mb_touched * 1e6 / bandwidth_b_s * 1e3 : 0.0;
   return cpu_ms + memory_ms;
+}
+
+double worker_batch_ms(const DataloaderModel& model, const DeviceSpec& device,
+                       const PowerMode& mode) {
+  return model.worker_batch_ms_at_ref * (model.ref_cpu_khz / mode.cpu_khz) /
+         arch_speed_of(model, device);
 }
 
 CacheEstimate cache_capacity(const DataloaderModel& model, double ram_gb,

@@ -54,6 +54,14 @@ struct DataloaderModel {
   // Copying a cached file out of the page cache: GB/s of one core.
   double cache_copy_gb_s = 2.0;
   std::string cache_copy_basis;
+  // CPU contention (docs/PIPELINE.md "CPU contention"): cores' worth of CPU time the OS and
+  // background services keep busy (taken from the online cores before the workers and host
+  // threads share them), and a worker's fixed core-ms per minibatch at ref_cpu_khz on ref_arch
+  // (the DataLoader's fetch loop, collating the samples, handing the batch to the training
+  // process through shared memory), beside the per-sample cost of its format.
+  double os_cores = 0;
+  double worker_batch_ms_at_ref = 0;
+  std::string contention_basis;
 
   // The format of a dataset's samples (its override where it has one); InputError "no sample
   // format for dataset 'x'".
@@ -70,6 +78,11 @@ double preprocess_ms_per_sample(const DataloaderModel& model, const SampleFormat
 CacheEstimate cache_capacity(const DataloaderModel& model, double ram_gb,
                              double training_parameters,
                              const std::vector<double>& inference_parameters);
+
+// Core-milliseconds a worker spends on one minibatch beyond its samples' pre-processing, in the
+// given mode: worker_batch_ms_at_ref x (ref_cpu_khz / f_cpu) / arch_speed.
+double worker_batch_ms(const DataloaderModel& model, const DeviceSpec& device,
+                       const PowerMode& mode);
 
 // Power of one core busy at the mode's CPU frequency, W (core_active_w scaled by f V^2).
 double busy_core_power_w(const DataloaderModel& model, const DeviceSpec& device,

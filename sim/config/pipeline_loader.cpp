@@ -55,7 +55,8 @@ models::StorageMedium load_storage_medium(const std::string& path) {
 
 models::DataloaderModel parse_dataloader_model(const YamlNode& root) {
   root.expect_map();
-  root.allow_keys({"version", "cpu", "formats", "datasets", "memory", "power", "page_cache"});
+  root.allow_keys(
+      {"version", "cpu", "formats", "datasets", "memory", "power", "page_cache", "contention"});
   const YamlNode version = root.required("version");
   if (version.as_int() != 1) version.fail("unsupported version (expected 1)");
   models::DataloaderModel m;
@@ -134,6 +135,18 @@ models::DataloaderModel parse_dataloader_model(const YamlNode& root) {
   m.cpu_v_min_ratio = v.as_positive_double();
   if (m.cpu_v_min_ratio > 1) v.fail("expected a value in (0, 1]");
   m.power_basis = text(power, "basis");
+
+  // Optional: without it the OS takes no core and a worker no per-minibatch time.
+  if (const auto contention = root.optional("contention")) {
+    contention->allow_keys({"os_cores", "worker_batch_ms_at_ref", "basis"});
+    const YamlNode os = contention->required("os_cores");
+    m.os_cores = os.as_nonnegative_double();
+    if (m.os_cores > 1) os.fail("expected a value in [0, 1] (cores' worth of CPU time)");
+    const YamlNode batch = contention->required("worker_batch_ms_at_ref");
+    m.worker_batch_ms_at_ref = batch.as_nonnegative_double();
+    if (m.worker_batch_ms_at_ref > 1e4) batch.fail("must be <= 10000 (ms per minibatch)");
+    m.contention_basis = text(*contention, "basis");
+  }
 
   const YamlNode cache = root.required("page_cache");
   cache.allow_keys({"copy_gb_s", "basis"});

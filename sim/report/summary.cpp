@@ -83,6 +83,7 @@ void write_dataloader(JsonWriter& w, const std::optional<DataloaderResult>& data
   w.key("sample_format").value(d.sample_format);
   w.key("preprocess_ms_per_sample").value(d.preprocess_ms_per_sample);
   w.key("cores").value(d.cores);
+  w.key("os_cores").value(d.os_cores);
   w.key("ram_gb").value(d.ram_gb);
   w.key("os_gb").value(d.os_gb);
   w.key("processes_gb").value(d.processes_gb);
@@ -94,6 +95,7 @@ void write_dataloader(JsonWriter& w, const std::optional<DataloaderResult>& data
   w.key("bytes_from_storage").value(d.bytes_from_storage);
   w.key("storage_busy_s").value(d.storage_busy_s);
   w.key("worker_core_s").value(d.worker_core_s);
+  w.key("training_host_share").value(d.training_host_share);
   w.end_object();
 }
 

@@ -39,6 +39,17 @@ class DataPipeline {
   virtual void on_compute_start(std::uint64_t /*minibatch*/, Time /*at*/) {}
   virtual void on_compute_end(std::uint64_t /*minibatch*/, Time /*at*/) {}
 
+  // CPU contention (docs/PIPELINE.md "CPU contention"). An inference process's host thread starts
+  // / stops competing for the online cores with an item of its own (the training process's host
+  // thread competes from on_compute_start to on_compute_end).
+  virtual void on_inference_start(Time /*at*/) {}
+  virtual void on_inference_end(Time /*at*/) {}
+  // The share of one core (in (0, 1]) the host thread of the item starting now gets: the
+  // training minibatch just announced by on_compute_start, or the inference item just announced
+  // by on_inference_start. 1 where the pipeline models no CPU.
+  virtual double training_host_share() const { return 1.0; }
+  virtual double inference_host_share() const { return 1.0; }
+
   // Called once by the runtime before the run: the simulator it runs on, where it adds a power
   // source of its own (workers decoding on the host CPU) and sets it as it works, and the
   // observer (may be null) it reports its worker and storage activity to.

@@ -14,6 +14,12 @@ namespace {
 
 Time ns_of_ms(double ms) { return static_cast<Time>(std::llround(ms * 1e6)); }
 
+// A host thread's core share as the perf model gets it: to 1e-3 (a run's minibatches then share
+// few distinct predictions), never 0.
+double quantised_share(double share) {
+  return std::clamp(std::round(share * 1e3) / 1e3, 1e-3, 1.0);
+}
+
 double ram_gb_of(const RunSetup& setup) {
   if (setup.scenario->device.ram_gb) return *setup.scenario->device.ram_gb;
   return setup.device->memory_gb;
@@ -41,6 +47,9 @@ DataloaderPipeline::DataloaderPipeline(const RunSetup& setup, const models::Pipe
   workers_ = t.dataloader.workers;
   in_flight_ = workers_ > 0 ? workers_ * t.dataloader.prefetch_factor : 1;
   cores_ = std::max(1, setup.mode.cores);
+  // The OS keeps part of a core busy; what is left is shared (at least a tenth of a core, so that
+  // one online core with an OS share of 1 still runs).
+  capacity_ = std::max(0.1, static_cast<double>(cores_) - data.dataloader.os_cores);
   if (!(setup.training_dataset_samples >= 1)) {
     throw InputError(std::nullopt, "training.dataset",
                      "the dataloader needs a dataset with at least one sample");
@@ -59,6 +68,7 @@ DataloaderPipeline::DataloaderPipeline(const RunSetup& setup, const models::Pipe
   format_ = format.name;
   const models::PowerMode mode = mode_for_costs(setup, data.dataloader);
   preprocess_ms_ = models::preprocess_ms_per_sample(data.dataloader, format, *setup.device, mode);
+  batch_ms_ = models::worker_batch_ms(data.dataloader, *setup.device, mode);
   hit_copy_ms_ = bytes_per_sample_ / (data.dataloader.cache_copy_gb_s * 1e9) * 1e3;
   const double ram_gb = ram_gb_of(setup);
   if (!(ram_gb > 0)) {
@@ -156,7 +166,8 @@ void DataloaderPipeline::begin_preprocess(int w, std::uint64_t minibatch) {
   Batch& b = batches_.at(minibatch);
   b.data.fetch = b.fetch_end - b.fetch_start;
   b.preprocess_start = sim_->now();
-  const double work_ns = std::round(static_cast<double>(size_of(minibatch)) * preprocess_ms_ * 1e6);
+  const double work_ns =
+      std::round((static_cast<double>(size_of(minibatch)) * preprocess_ms_ + batch_ms_) * 1e6);
   if (observer_ != nullptr) {
     observer_->on_pipeline_span(PipelineSpan{PipelineSpan::Track::worker, workers_ > 0 ? w : -1,
                                              "fetch", minibatch, b.fetch_start, b.fetch_end,
@@ -193,18 +204,26 @@ void DataloaderPipeline::batch_done(int w, std::uint64_t minibatch) {
 
 // ---- processor sharing of the online cores ----
 
-double DataloaderPipeline::cpu_rate() const {
-  const std::size_t n = jobs_.size() + (launch_active_ ? 1 : 0);
-  if (n == 0) return 1.0;
-  return std::min(1.0, static_cast<double>(cores_) / static_cast<double>(n));
+std::size_t DataloaderPipeline::runnable() const {
+  return jobs_.size() + (launch_active_ ? 1 : 0) + static_cast<std::size_t>(inference_threads_);
 }
+
+double DataloaderPipeline::cpu_rate_with(std::size_t extra) const {
+  const std::size_t n = runnable() + extra;
+  if (n == 0) return 1.0;
+  return std::min(1.0, capacity_ / static_cast<double>(n));
+}
+
+double DataloaderPipeline::cpu_rate() const { return cpu_rate_with(0); }
 
 void DataloaderPipeline::cpu_advance() {
   const Time now = sim_->now();
-  const double done = static_cast<double>(now - cpu_last_) * cpu_rate();
+  const double rate = cpu_rate();
+  const double done = static_cast<double>(now - cpu_last_) * rate;
   if (done > 0) {
     for (CpuJob& j : jobs_) j.remaining_ns -= done;
   }
+  if (launch_active_) launch_rate_ns_ += static_cast<double>(now - cpu_last_) * rate;
   cpu_last_ = now;
 }
 
@@ -266,14 +285,40 @@ void DataloaderPipeline::on_compute_start(std::uint64_t /*minibatch*/, Time /*at
   if (workers_ > 0 && next_issue_ < epoch_end_) hand_out(next_issue_++);
   cpu_advance();
   launch_active_ = true;
+  launch_rate_ns_ = 0;
+  launch_since_ = sim_->now();
+  // The mean share over the previous minibatch (the workers' load then is the best estimate of
+  // theirs now); the first minibatch of the run takes the share at its start.
+  launch_share_ = quantised_share(last_launch_share_.value_or(cpu_rate()));
+  launch_share_sum_ += launch_share_;
+  ++launch_share_count_;
   cpu_reschedule();
 }
 
 void DataloaderPipeline::on_compute_end(std::uint64_t /*minibatch*/, Time /*at*/) {
   cpu_advance();
+  const Time took = sim_->now() - launch_since_;
+  if (took > 0) last_launch_share_ = launch_rate_ns_ / static_cast<double>(took);
   launch_active_ = false;
   cpu_reschedule();
 }
+
+void DataloaderPipeline::on_inference_start(Time /*at*/) {
+  cpu_advance();
+  ++inference_threads_;
+  cpu_reschedule();
+}
+
+void DataloaderPipeline::on_inference_end(Time /*at*/) {
+  cpu_advance();
+  assert(inference_threads_ > 0 && "an inference item ends only after it started");
+  --inference_threads_;
+  cpu_reschedule();
+}
+
+double DataloaderPipeline::training_host_share() const { return launch_share_; }
+
+double DataloaderPipeline::inference_host_share() const { return quantised_share(cpu_rate()); }
 
 MinibatchData DataloaderPipeline::minibatch_data(std::uint64_t minibatch) {
   const auto it = batches_.find(minibatch);
@@ -314,6 +359,10 @@ std::optional<DataloaderResult> DataloaderPipeline::result(Time /*end*/) const {
   r.bytes_from_storage = total_.bytes_from_storage;
   r.storage_busy_s = to_seconds(storage_busy_);
   r.worker_core_s = worker_core_ns_ * 1e-9;
+  r.os_cores = data_.dataloader.os_cores;
+  if (launch_share_count_ > 0) {
+    r.training_host_share = launch_share_sum_ / static_cast<double>(launch_share_count_);
+  }
   return r;
 }
 

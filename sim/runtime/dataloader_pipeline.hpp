@@ -11,9 +11,12 @@
 //     GPU wants it, so fetch, pre-process and compute run one after another.
 //   - storage: one first-come-first-served server; a batch's misses are one request of
 //     misses x latency + bytes / random-read bandwidth.
-//   - CPU: the online cores, shared equally (processor sharing) by the workers pre-processing
-//     and the training process's launch thread while a training minibatch computes; no job
-//     runs faster than one core.
+//   - CPU (docs/PIPELINE.md "CPU contention"): the online cores less the OS's share, shared
+//     equally (processor sharing) by the workers pre-processing, the training process's host
+//     thread while a training minibatch computes and each inference process's host thread while
+//     its item runs; no one runs faster than one core. The share a host thread got over the
+//     previous training minibatch is the share the next one runs with (training_host_share):
+//     below 1 the perf model stretches its launch-bound work.
 // The workers' busy cores draw busy_core_power_w() each on the CPU rail (source "dataloader").
 //
 //   DataloaderPipeline p(setup, *setup.pipeline);   // make_data_pipeline does this
@@ -39,6 +42,10 @@ class DataloaderPipeline final : public DataPipeline {
   std::optional<Time> ready_at(std::uint64_t minibatch, Time wanted) override;
   void on_compute_start(std::uint64_t minibatch, Time at) override;
   void on_compute_end(std::uint64_t minibatch, Time at) override;
+  void on_inference_start(Time at) override;
+  void on_inference_end(Time at) override;
+  double training_host_share() const override;
+  double inference_host_share() const override;
   void attach(Simulator& sim, PowerSink& power, RunObserver* observer, NotifyFn notify) override;
   MinibatchData minibatch_data(std::uint64_t minibatch) override;
   std::optional<EpochData> epoch_data(std::uint64_t epoch) override;
@@ -46,6 +53,8 @@ class DataloaderPipeline final : public DataPipeline {
 
   // The figures it runs with (tests and summary).
   double preprocess_ms_per_sample() const { return preprocess_ms_; }
+  double worker_batch_ms() const { return batch_ms_; }
+  double cpu_capacity_cores() const { return capacity_; }  // online cores less the OS's share
   const models::CacheEstimate& cache_estimate() const { return cache_estimate_; }
 
  private:
@@ -75,8 +84,11 @@ class DataloaderPipeline final : public DataPipeline {
   void run_worker(int w);
   void begin_preprocess(int w, std::uint64_t minibatch);
   void batch_done(int w, std::uint64_t minibatch);
-  // Processor sharing of the cores.
+  // Processor sharing of the cores: the rate (share of a core) of each runnable job and host
+  // thread, and that rate with one more runnable.
   double cpu_rate() const;
+  double cpu_rate_with(std::size_t extra) const;
+  std::size_t runnable() const;
   void cpu_advance();
   void cpu_reschedule();
   void cpu_complete();
@@ -96,11 +108,13 @@ class DataloaderPipeline final : public DataPipeline {
   int workers_ = 0;  // as configured; 0 runs in the main process (one pseudo-worker)
   int in_flight_ = 1;
   int cores_ = 1;
+  double capacity_ = 1;  // cores the workers and host threads share: online cores - OS share
   std::uint64_t samples_ = 0;
   std::size_t batch_size_ = 1;
   std::uint64_t per_epoch_ = 1;
   double bytes_per_sample_ = 0;
   double preprocess_ms_ = 0;
+  double batch_ms_ = 0;     // a worker's fixed core-ms per minibatch
   double hit_copy_ms_ = 0;  // per cached sample
   models::CacheEstimate cache_estimate_;
   models::PageCache cache_;
@@ -118,6 +132,15 @@ class DataloaderPipeline final : public DataPipeline {
 
   std::vector<CpuJob> jobs_;
   bool launch_active_ = false;
+  int inference_threads_ = 0;  // inference host threads running an item
+  // The training host thread's share over its current minibatch (rate x ns integrated since
+  // launch_since_) and the mean share over the last complete one.
+  double launch_rate_ns_ = 0;
+  Time launch_since_ = 0;
+  std::optional<double> last_launch_share_;
+  double launch_share_ = 1;  // the share the running (or last) training minibatch runs with
+  double launch_share_sum_ = 0;
+  std::uint64_t launch_share_count_ = 0;
   Time cpu_last_ = 0;
   std::optional<EventId> cpu_event_;
 

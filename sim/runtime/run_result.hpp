@@ -96,7 +96,8 @@ struct DataloaderResult {
   double dataset_bytes = 0;           // scaled
   std::string sample_format;
   double preprocess_ms_per_sample = 0;  // one core alone, in the run's mode
-  int cores = 0;                        // online cores workers share with the launch thread
+  int cores = 0;                        // online cores the workers and host threads share
+  double os_cores = 0;                  // of which the OS keeps busy (docs/PIPELINE.md)
   double ram_gb = 0;
   double os_gb = 0;
   double processes_gb = 0;
@@ -107,7 +108,9 @@ struct DataloaderResult {
   double bytes_from_cache = 0;
   double bytes_from_storage = 0;
   double storage_busy_s = 0;  // the storage device serving reads
-  double worker_core_s = 0;   // core-seconds of pre-processing
+  double worker_core_s = 0;   // core-seconds of pre-processing (per-minibatch cost included)
+  // Mean core share the training host thread ran its minibatches with (1: never contended).
+  double training_host_share = 1;
 };
 
 struct TrainingResult {

@@ -151,7 +151,7 @@ const ItemCost& Runtime::begin_item(int context) {
   assert(has_ready_work(context));
   Slot& s = slot(context);
   const Time now = sim_.now();
-  s.context->start(now, s.started);
+  start_context(s, now);
   const backends::Completion& done = backend_.execute(s.started.item);
   check_completion(done);
   const std::size_t rails = idle_power_w_.size();
@@ -172,14 +172,14 @@ const ItemCost& Runtime::submit_item(int context, std::function<void()> done) {
   assert(executes_concurrently() && has_ready_work(context));
   Slot& s = slot(context);
   const Time now = sim_.now();
-  s.context->start(now, s.started);
+  start_context(s, now);
   s.running = true;
   s.start = now;
   // Until the device reports it, the item is what the run's model predicts for it (for
   // `validate`, the profile measured on the device): its time alone and its active power.
   const backends::WorkItem& item = s.started.item;
   const models::Prediction p = setup_.perf_model->predict(
-      {*setup_.device, item.mode, *item.workload, item.phase, item.batch_size});
+      {*setup_.device, item.mode, *item.workload, item.phase, item.batch_size, item.host_share});
   s.cost.duration = duration_of(p, *item.workload);
   for (std::size_t r = 0; r < idle_power_w_.size(); ++r) {
     s.cost.rail_active_w[r] =
@@ -198,6 +198,16 @@ const ItemCost& Runtime::submit_item(int context, std::function<void()> done) {
         done();
       });
   return s.cost;
+}
+
+void Runtime::start_context(Slot& s, Time now) {
+  s.context->start(now, s.started);
+  // The item's host thread joins the CPU's contention (the training job tells the pipeline
+  // itself, and takes its share from it).
+  if (s.context->kind() == ContextKind::inference) {
+    pipeline_->on_inference_start(now);
+    s.started.item.host_share = pipeline_->inference_host_share();
+  }
 }
 
 void Runtime::warm_up() {
@@ -229,6 +239,7 @@ void Runtime::finish_item(int context) {
   const Time now = sim_.now();
   assert(now - s.start >= s.cost.duration && "an item cannot finish faster than alone on the GPU");
   s.context->finish(now, s.cost.duration);
+  if (s.context->kind() == ContextKind::inference) pipeline_->on_inference_end(now);
   if (observer_ != nullptr) {
     const backends::WorkItem& item = s.started.item;
     observer_->on_item(ItemRecord{s.output_id, item.phase, s.started.id, item.batch_size, s.start,

@@ -91,6 +91,9 @@ class Runtime final : public GpuHost, public PowerSink {
   const Slot& slot(int context) const { return contexts_[static_cast<std::size_t>(context)]; }
   Slot& slot(int context) { return contexts_[static_cast<std::size_t>(context)]; }
   void integrate_to(Time t);  // busy times up to t
+  // Starts the slot's item in its context; an inference item's host thread joins the pipeline's
+  // CPU contention and takes its core share (WorkItem::host_share).
+  void start_context(Slot& s, Time now);
   Time predicted_time(const models::Workload& workload, models::Phase phase,
                       std::size_t batch_size) const;
   // The run's predicted time of an item the model predicted `p` for (duration_of_prediction).

@@ -105,6 +105,7 @@ void TrainingJob::start(Time now, StartedItem& started) {
   started.item.workload = &workload_;
   started.item.phase = models::Phase::training;
   started.item.batch_size = static_cast<int>(running_size_);
+  started.item.host_share = pipeline_.training_host_share();
   started.id = next_;
   started.fetch_stall = stall_;
 }

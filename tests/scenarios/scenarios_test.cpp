@@ -746,16 +746,19 @@ TEST_CASE("the quickstart run twice gives byte-identical outputs", "[scenarios][
 namespace {
 
 double cached_epoch_s(const std::string& workload, const std::string& dataset, double scale,
-                      double cpu_mhz, double gpu_mhz, double emc_mhz) {
+                      double cpu_mhz, double gpu_mhz, double emc_mhz, int cores = 8,
+                      int workers = 4) {
   TempDir dir;
   const fs::path file = dir.path() / "sensitivity.yaml";
   std::ofstream(file) << "version: 1\nname: sensitivity\nseed: 7\nduration_s: 1000000\n"
-                      << "device: {model: xavier-agx-32gb, cores: 8, cpu_mhz: " << cpu_mhz
-                      << ", gpu_mhz: " << gpu_mhz << ", emc_mhz: " << emc_mhz << "}\n"
+                      << "device: {model: xavier-agx-32gb, cores: " << cores
+                      << ", cpu_mhz: " << cpu_mhz << ", gpu_mhz: " << gpu_mhz
+                      << ", emc_mhz: " << emc_mhz << "}\n"
                       << "gpu_sharing: managed\ntraining:\n  workload: " << workload
                       << "\n  dataset: " << dataset
                       << "\n  batch_size: 16\n  epochs: 2\n  data_pipeline: dataloader\n"
-                      << "  dataloader: {workers: 4, prefetch_factor: 2, storage: emmc, "
+                      << "  dataloader: {workers: " << workers
+                      << ", prefetch_factor: 2, storage: emmc, "
                       << "dataset_scale: " << scale << "}\n"
                       << "outputs: {requests: false, minibatches: false, power: false, "
                          "trace: false, epochs: false}\n";
@@ -797,6 +800,54 @@ TEST_CASE("pipeline: the published Xavier AGX training sensitivities in sign, wi
   // launch-bound minibatches and cheap MNIST samples touch little DRAM), where the studies report
   // that memory frequency matters for all models; docs/PIPELINE.md.
   CHECK(lenet_emc >= 0.0);
+}
+
+TEST_CASE(
+    "pipeline: fewer online cores slow Xavier AGX training by the published sizes, more so "
+    "with more workers",
+    "[scenarios][pipeline][contention]") {
+  // Xavier AGX at MAXN's clocks (CPU 2265.6, GPU 1377, EMC 2133 MHz), 4 workers, the cached
+  // second epoch; docs/PIPELINE.md "CPU contention".
+  const double cpu = 2265.6, gpu = 1377, emc = 2133;
+  const auto epoch = [&](const char* workload, const char* dataset, double scale, int cores,
+                         int workers) {
+    return cached_epoch_s(workload, dataset, scale, cpu, gpu, emc, cores, workers);
+  };
+  const auto slowdown_pct = [](double from, double to) { return (to - from) / from * 100.0; };
+
+  // The effect grows as cores shrink (LeNet-5, launch-bound, 4 workers)...
+  std::vector<double> lenet;
+  for (int cores : {8, 6, 4, 3, 2, 1}) lenet.push_back(epoch("lenet5", "mnist", 0.1, cores, 4));
+  for (std::size_t i = 1; i < lenet.size(); ++i) CHECK(lenet[i] >= lenet[i - 1]);
+  CHECK(lenet.back() > 1.5 * lenet.front());  // one core: the workers and the launches share it
+  // ... and as workers grow (8 -> 2 cores with 2, 4 and 8 workers).
+  std::vector<double> by_workers;
+  for (int workers : {2, 4, 8}) {
+    by_workers.push_back(slowdown_pct(epoch("lenet5", "mnist", 0.1, 8, workers),
+                                      epoch("lenet5", "mnist", 0.1, 2, workers)));
+  }
+  CHECK(by_workers[1] > by_workers[0]);
+  CHECK(by_workers[2] > by_workers[1]);
+
+  // The three workloads of the published characterisation, 8 -> 2 cores with 4 workers:
+  // tens of percent for LeNet-5 and MobileNetV3, a few percent for ResNet-18 (published sizes as
+  // the issue states them; the reference gives no exact figure).
+  const double lenet_pct = slowdown_pct(lenet[0], lenet[4]);
+  const double mobilenet_pct = slowdown_pct(epoch("mobilenetv3-large", "gld23k", 0.05, 8, 4),
+                                            epoch("mobilenetv3-large", "gld23k", 0.05, 2, 4));
+  const double resnet_pct = slowdown_pct(epoch("resnet18", "imagenet", 0.005, 8, 4),
+                                         epoch("resnet18", "imagenet", 0.005, 2, 4));
+  WARN("8 -> 2 cores, 4 workers: lenet5 +"
+       << lenet_pct << "%, mobilenetv3-large +" << mobilenet_pct << "%, resnet18 +" << resnet_pct
+       << "%; lenet5 by workers 2/4/8: +" << by_workers[0] << "% / +" << by_workers[1] << "% / +"
+       << by_workers[2] << "%");
+  CHECK(lenet_pct >= 10.0);  // here +25.9%
+  CHECK(lenet_pct <= 60.0);
+  CHECK(mobilenet_pct >= 10.0);  // here +19.0%
+  CHECK(mobilenet_pct <= 60.0);
+  CHECK(resnet_pct > 0.0);  // here +0.6%: below the published "a few percent" (docs/PIPELINE.md)
+  CHECK(resnet_pct < 5.0);
+  CHECK(resnet_pct < mobilenet_pct / 5);
 }
 
 TEST_CASE("the quickstart's window-averaged power has the run's true mean; its samples alias",

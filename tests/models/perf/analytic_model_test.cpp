@@ -151,6 +151,28 @@ TEST_CASE("a launch-bound model speeds up with CPU frequency in proportion to th
   CHECK(slow > fast * 1.9);
 }
 
+TEST_CASE("a host thread with half a core doubles launch-bound time and leaves GPU-bound time") {
+  // docs/PIPELINE.md "CPU contention". At MAXN (the reference CPU clock) each 1-kernel layer's
+  // launch takes 80 us and the minibatch overhead 0.1 ms; the tiny layers' GPU time is ~1e-5 ms.
+  const DeviceSpec d = orin();
+  const AnalyticModel model(typical());
+  const PowerMode maxn = maxn_mode(d);
+  const SyntheticWorkload tiny("tiny",
+                               std::vector<LayerWork>(20, layer("op", OpKind::act, 1e3, 1e3, 1)));
+  const auto at = [&](const Workload& w, double share) {
+    return model.predict({d, maxn, w, Phase::inference, 1, share}).time_ms;
+  };
+  CHECK(at(tiny, 1.0) == Approx(20 * 0.08 + 0.1).epsilon(1e-3));  // 1.7 ms
+  CHECK(at(tiny, 0.5) == Approx(20 * 0.16 + 0.2).epsilon(1e-3));  // 3.4 ms
+  // One 5 GFLOP convolution: 5e9 / (2048 x 2 x 1300.5 MHz x 0.9) = 1.043 ms of GPU, over its
+  // 0.08 ms (0.16 ms stretched) launch: only the overhead (0.1 -> 0.2 ms) and the unhidden
+  // share of the launch (0.05 x 0.08 ms more) grow.
+  const SyntheticWorkload conv("conv", {layer("conv", OpKind::conv, 5e9, 1e6, 1)});
+  CHECK(at(conv, 0.5) - at(conv, 1.0) == Approx(0.1 + 0.05 * 0.08).epsilon(1e-6));
+  CHECK_THROWS_AS(at(tiny, 0.0), fulcrum::InputError);
+  CHECK_THROWS_AS(at(tiny, 1.5), fulcrum::InputError);
+}
+
 TEST_CASE("minibatch time grows with batch size") {
   const DeviceSpec d = orin();
   const AnalyticModel model(typical());

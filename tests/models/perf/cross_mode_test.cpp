@@ -135,6 +135,27 @@ TEST_CASE("the model's terms: the pipeline bounds training, more cores never slo
   CHECK(inf.time_s == Approx(inf.device_s));
 }
 
+TEST_CASE("a launch thread with half a core doubles launch-bound time, not GPU-bound time") {
+  // docs/PIPELINE.md "CPU contention": the runtime's core share stretches the launch thread.
+  // ResNet-18 inference with the default coefficients: at batch 1 and 422.4 MHz CPU its ~60
+  // launches take ~15 ms against ~0.7 ms of GPU; at batch 64 with the GPU at 114.75 MHz the GPU
+  // takes ~300 ms against ~3 ms of launches.
+  const DeviceSpec d = testing::orin_agx_64gb();
+  CrossModeCalibration cal;
+  cal.workloads[{"resnet18", Phase::inference}] = {0.8, 0.5, 1, 1, 0};
+  const CrossModeModel m(d, cal);
+  const Workload& w = workload_catalog().get("resnet18");
+  const auto time_ms = [&](const PowerMode& mode, int batch, double share) {
+    return m.predict(PerfQuery{d, mode, w, Phase::inference, batch, share}).time_ms;
+  };
+  const PowerMode slow_cpu{12, 422400, 1300500000, 3199000000, 8};
+  const PowerMode slow_gpu{12, 2201600, 114750000, 3199000000, 8};
+  CHECK(time_ms(slow_cpu, 1, 0.5) / time_ms(slow_cpu, 1, 1.0) > 1.8);
+  CHECK(time_ms(slow_cpu, 1, 0.5) / time_ms(slow_cpu, 1, 1.0) <= 2.0);
+  CHECK(time_ms(slow_gpu, 64, 0.5) / time_ms(slow_gpu, 64, 1.0) < 1.01);
+  CHECK_THROWS_AS(time_ms(slow_cpu, 1, 0.0), fulcrum::InputError);
+}
+
 TEST_CASE("graph parameters add each op class's cost per FLOP, byte and kernel by its share") {
   GraphCoefficients g;
   // Per class (dense conv, grouped conv, gemm, other): 1/eff_compute 2, 10, 4, 1; 1/eff_memory

@@ -124,6 +124,50 @@ datasets:
   CHECK(e.key_path() == "datasets.own.basis");
 }
 
+TEST_CASE(
+    "the CPU contention figures are optional, stated with a basis, and checked at their key") {
+  const std::string head = R"(version: 1
+cpu: {ref_cpu_khz: 2201600, ref_arch: a, arch_speed: {a: 1}, arch_basis: b, memory_efficiency: 0.5}
+formats:
+  jpeg: {cpu_ms_at_ref: 8, memory_mb_touched: 6, basis: p}
+memory: {os_gb: 1, training_process_gb: 2, inference_process_gb: 1, gpu_bytes_per_parameter: 16, basis: m}
+power: {core_active_w: 0.9, cpu_v_min_ratio: 0.6, basis: w}
+page_cache: {copy_gb_s: 2, basis: c}
+datasets: {plain: jpeg}
+)";
+  const auto load = [&](const std::string& tail) {
+    return sim::parse_dataloader_model(sim::YamlDoc::parse(head + tail, "d.yaml").root());
+  };
+  const models::DataloaderModel none = load("");
+  CHECK(none.os_cores == 0);
+  CHECK(none.worker_batch_ms_at_ref == 0);
+  const models::DataloaderModel ok =
+      load("contention: {os_cores: 0.25, worker_batch_ms_at_ref: 2, basis: e}\n");
+  CHECK(ok.os_cores == 0.25);
+  CHECK(ok.worker_batch_ms_at_ref == 2);
+  CHECK(ok.contention_basis == "e");
+
+  InputError e =
+      error_of([&] { load("contention: {os_cores: 1.5, worker_batch_ms_at_ref: 2, basis: e}\n"); });
+  CHECK(e.key_path() == "contention.os_cores");
+  CHECK_THAT(e.what(), Catch::StartsWith("d.yaml:9:"));
+  e = error_of(
+      [&] { load("contention: {os_cores: 0.1, worker_batch_ms_at_ref: -1, basis: e}\n"); });
+  CHECK(e.key_path() == "contention.worker_batch_ms_at_ref");
+  e = error_of([&] { load("contention: {os_cores: 0.1, worker_batch_ms_at_ref: 1}\n"); });
+  CHECK(e.key_path() == "contention");  // the estimates must say what they rest on
+  CHECK_THAT(e.what(), Catch::Contains("basis"));
+}
+
+TEST_CASE("the shipped dataloader coefficients include the CPU contention estimates") {
+  const models::DataloaderModel m =
+      sim::load_dataloader_model(kDataDir + "/pipeline/dataloader.yaml");
+  CHECK(m.os_cores == 0.1);
+  CHECK(m.worker_batch_ms_at_ref == 1.0);
+  CHECK(m.format_of("mnist").cpu_ms_at_ref == 0.2);
+  CHECK_THAT(m.contention_basis, Catch::Contains("estimates"));
+}
+
 TEST_CASE("a storage file with a bad figure is an error at its key") {
   const sim::YamlDoc doc = sim::YamlDoc::parse(R"(name: x
 sequential_read_mb_s: {value: 10, source: a}

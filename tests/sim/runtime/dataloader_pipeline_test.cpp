@@ -211,6 +211,88 @@ TEST_CASE("a worker shares its core with the launch thread while a minibatch com
   }
 }
 
+TEST_CASE(
+    "a training minibatch runs with the core share its host thread got over the previous one") {
+  // docs/PIPELINE.md "CPU contention". The setup of the test above: one worker, 40 ms of
+  // pre-processing a minibatch, 20 ms of compute. Minibatch 0 starts at 40 ms with no worker
+  // busy: a full core. While it computes the worker pre-processes minibatch 1 for all of its
+  // 20 ms, so on one core the host thread gets half of it: minibatch 1 runs with 0.5, and so
+  // does minibatch 2 (the worker is busy through minibatch 1 too). With two cores each has one.
+  // With two cores and an OS share of 0.5 core, 1.5 cores for two: 0.75 each.
+  struct Case {
+    int cores;
+    double os_cores;
+    double share;
+  };
+  for (const Case c : {Case{1, 0, 0.5}, Case{2, 0, 1.0}, Case{2, 0.5, 0.75}}) {
+    PipelineRun p(12, 4, 1, 20, 10);
+    p.data = pipeline_data(0, 10);
+    p.data.dataloader.os_cores = c.os_cores;
+    p.cores = c.cores;
+    p.workers(1, 1);
+    RecordingObserver obs;
+    const RunResult r = p.run(obs);
+    INFO(c.cores << " cores, OS " << c.os_cores);
+    std::vector<double> shares;
+    for (const auto& item : p.h.backend.executed) {
+      if (item.phase == Phase::training) shares.push_back(item.host_share);
+    }
+    REQUIRE(shares.size() == 3);
+    CHECK(shares[0] == 1.0);
+    CHECK(shares[1] == Approx(c.share));
+    CHECK(shares[2] == Approx(c.share));
+    // summary.json's mean over the run's minibatches.
+    CHECK(r.training->dataloader->training_host_share == Approx((1 + 2 * c.share) / 3));
+    CHECK(r.training->dataloader->os_cores == c.os_cores);
+  }
+}
+
+TEST_CASE("a worker's fixed per-minibatch cost adds to its samples' pre-processing") {
+  // 4 samples x 10 ms + 8 ms a minibatch at the reference clock (the mode's CPU clock is the
+  // reference here): minibatch 0 is ready at 48 ms.
+  PipelineRun p(12, 4, 1, 20, 10);
+  p.data = pipeline_data(0, 10);
+  p.data.dataloader.worker_batch_ms_at_ref = 8;
+  p.cores = 4;
+  p.workers(1, 1);
+  RecordingObserver obs;
+  p.run(obs);
+  const auto items = training_items(obs);
+  REQUIRE(!items.empty());
+  CHECK(items[0].fetch_stall == 48 * kMillisecond);
+}
+
+TEST_CASE("an inference item's host thread shares the cores with the busy workers") {
+  // One core and a worker pre-processing most of the time (CPU-bound: 4 x 10 ms a minibatch
+  // against 10 ms of compute): inference items that start while it works get half a core or
+  // less; with eight cores every host thread has a full one.
+  for (const int cores : {1, 8}) {
+    PipelineRun p(400, 4, 1, 10, 5);
+    p.h.scenario.gpu_sharing.policy = SharingPolicy::managed;
+    p.h.scenario.inference.push_back(stream_spec("s0", 4, FixedArrivals{30}));
+    p.h.backend.set(p.h.infer, Phase::inference, {5, 0});
+    p.data = pipeline_data(0, 10);
+    p.cores = cores;
+    p.workers(1, 1);
+    RecordingObserver obs;
+    p.run(obs);
+    double least = 1;
+    int inference = 0;
+    for (const auto& item : p.h.backend.executed) {
+      if (item.phase != Phase::inference) continue;
+      ++inference;
+      least = std::min(least, item.host_share);
+    }
+    INFO(cores << " cores");
+    REQUIRE(inference > 10);
+    if (cores == 1) {
+      CHECK(least <= 0.5);
+    } else {
+      CHECK(least == 1.0);
+    }
+  }
+}
+
 TEST_CASE("the workers' CPU power goes to the CPU rail as its own source") {
   PipelineRun p(400, 4, 1, 25, 10);
   p.data = pipeline_data(1, 5);
