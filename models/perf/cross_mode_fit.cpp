@@ -822,7 +822,8 @@ std::string cross_mode_yaml(const CrossModeCalibration& calibration,
       << ", preprocess_ms: " << fmt(w.preprocess_ms) << "}\n";
   }
   if (calibration.graph) {
-    o << "graph_coefficients:  # log per op class: dense_conv, grouped_conv, gemm, other\n";
+    o << "graph_coefficients:  # log per op class: dense_conv, grouped_conv, gemm, other, "
+         "recurrent\n";
     const auto list = [&](const char* key, const std::array<double, kOpClasses>& v) {
       o << "  " << key << ": [";
       for (std::size_t c = 0; c < kOpClasses; ++c) o << (c ? ", " : "") << fmt(v[c]);

@@ -35,15 +35,16 @@ double cuda_cores_on(const DeviceSpec& device, const PowerMode& mode) {
 
 // --- Zero-shot parameters from the layer graph ---
 
-enum OpClass : std::size_t { dense_conv, grouped_conv, gemm, other };
+enum OpClass : std::size_t { dense_conv, grouped_conv, gemm, other, recurrent };
 
 OpClass op_class(const LayerWork& l) {
   switch (l.kind) {
     case OpKind::conv:
       return l.grouped ? grouped_conv : dense_conv;
+    case OpKind::lstm:
+      return recurrent;  // cuDNN's RNN: per-step kernels, a recurrent matrix re-read each step
     case OpKind::linear:
     case OpKind::matmul:
-    case OpKind::lstm:
     case OpKind::embedding:
       return gemm;
     default:
@@ -127,13 +128,23 @@ CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShar
   return w;
 }
 
+double activation_bytes_per_sample(const DeviceSpec& device, const Workload& workload,
+                                   Phase phase) {
+  const auto bytes = [&](int b) {
+    double sum = 0;
+    for (const LayerWork& l : workload.layer_work(phase, b)) sum += dram_bytes(device, l);
+    return sum;
+  };
+  return std::max(0.0, (bytes(kZeroShotBatch) - bytes(1)) / (kZeroShotBatch - 1));
+}
+
 CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
                                        const CrossModeCalibration& calibration,
                                        const Workload& workload, Phase phase,
                                        const WorkloadCatalog& catalog) {
   const GraphSignature target = graph_signature(device, workload, phase);
   double total = 0, same_total = 0;
-  double log_c = 0, log_m = 0, log_a = 0, log_k = 0, pre = 0;
+  double log_c = 0, log_m = 0, log_a = 0, log_k = 0, pre = 0, act_pre = 0, act_total = 0;
   for (const auto& [key, w] : calibration.workloads) {
     if (key.first == workload.name() && key.second == phase) continue;
     const GraphSignature s = graph_signature(device, catalog.get(key.first), key.second);
@@ -152,6 +163,9 @@ CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
       const double near = std::exp(-0.5 * std::pow(std::log10(ratio) / kInputWidth, 2));
       same_total += near;
       pre += near * w.preprocess_ms * ratio;
+      // Inference: also CPU time per byte of activations, pooled over the phase's workloads.
+      act_pre += w.preprocess_ms;
+      act_total += activation_bytes_per_sample(device, other, phase);
     }
   }
   if (!(total > 0) || !(same_total > 0)) {
@@ -168,6 +182,15 @@ CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
     z.kernel_scale = std::exp(log_k / total);
   }
   z.preprocess_ms = pre / same_total;
+  // An inference forward pass's host-side work per sample is bounded by what it has to handle:
+  // not more than the activations per sample at the pooled CPU time per activation byte. This
+  // keeps a small recurrent model (35 tokens, a few hundred kB of activations) from inheriting
+  // the CPU time of a 384-token transformer whose input is of about the same size.
+  if (phase == Phase::inference && act_total > 0) {
+    z.preprocess_ms =
+        std::min(z.preprocess_ms,
+                 activation_bytes_per_sample(device, workload, phase) * act_pre / act_total);
+  }
   return z;
 }
 

@@ -113,9 +113,10 @@ using WorkloadKey = std::pair<std::string, Phase>;
 
 // Per-op-class coefficients of the device (log values) that give a workload's parameters from its
 // layer graph (zero_shot_parameters). Classes: dense convolution, grouped/depthwise convolution,
-// matrix products (linear, matmul, LSTM, embedding), the rest (element-wise, normalisation,
-// pooling, ...).
-constexpr std::size_t kOpClasses = 4;
+// matrix products (linear, matmul, embedding), the rest (element-wise, normalisation, pooling,
+// ...), recurrent layers (LSTM: cuDNN issues kernels per time step and re-reads the recurrent
+// matrix, unlike a transformer's matrix products).
+constexpr std::size_t kOpClasses = 5;
 struct GraphCoefficients {
   std::array<double, kOpClasses> inv_compute{};  // log of 1/eff_compute per FLOP of the class
   std::array<double, kOpClasses> inv_memory{};   // log of 1/eff_memory per byte of the class
@@ -156,6 +157,10 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
 //   kernels_c exp(kernels_c).
 CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShares& s);
 
+// DRAM bytes per sample of a minibatch, the part that grows with the batch (activations), from
+// the layer graph: (B(16) - B(1)) / 15, L2-resident layers included.
+double activation_bytes_per_sample(const DeviceSpec& device, const Workload& workload, Phase phase);
+
 // Zero-shot parameters of a workload nobody profiled, from its own layer graph through the
 // device's coefficients. With graph coefficients (fit_graph_coefficients): graph_parameters of
 // the workload's op-class shares. Without: the geometric mean of the calibrated workloads'
@@ -163,7 +168,9 @@ CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShar
 // arithmetic intensity and work per kernel; Gaussian weight). CPU work per sample
 // (preprocess_ms), which the graph does not describe: the same phase's calibrated workloads'
 // figures scaled in proportion to the input's bytes per sample, weighted by how near their input
-// sizes are (a Gaussian in decades, width 0.5: images and token sequences apart). The workload's
+// sizes are (a Gaussian in decades, width 0.5: images and token sequences apart); for inference
+// at most the workload's activation bytes per sample times the phase's pooled CPU time per
+// activation byte (sum of preprocess_ms over sum of activation_bytes_per_sample). The workload's
 // own entry, if the calibration has one, is ignored (leave-one-out evaluation). InputError when
 // the calibration has no other workload of the phase.
 CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,

@@ -78,8 +78,8 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
         name, phase == "training" ? models::Phase::training : models::Phase::inference};
     if (!c.workloads.emplace(key, p).second) w.fail("workload and phase given twice");
   }
-  // Optional: per-op-class log coefficients (dense_conv, grouped_conv, gemm, other) of the
-  // zero-shot parameters.
+  // Optional: per-op-class log coefficients (dense_conv, grouped_conv, gemm, other, recurrent) of
+  // the zero-shot parameters.
   if (auto g = root.optional("graph_coefficients")) {
     g->expect_map();
     g->allow_keys({"inv_compute", "inv_memory", "activity", "kernels"});
@@ -89,7 +89,7 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
       l.expect_sequence();
       if (l.size() != models::kOpClasses) {
         l.fail("expected " + std::to_string(models::kOpClasses) +
-               " values (dense_conv, grouped_conv, gemm, other)");
+               " values (dense_conv, grouped_conv, gemm, other, recurrent)");
       }
       for (std::size_t i = 0; i < models::kOpClasses; ++i) {
         const YamlNode v = l.at(i);
