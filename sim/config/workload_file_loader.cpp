@@ -360,7 +360,8 @@ class Reader {
     try {
       id = build(l, op, name, in);
     } catch (const InputError& e) {
-      l.fail(e.problem());
+      if (e.where()) throw;  // located at one of the layer's keys already
+      l.fail(e.problem());   // a builder's: the layer's inputs do not suit it
     }
     // Every layer made (a block makes several) has a name of its own; the block's name stands
     // for its output.
@@ -521,6 +522,10 @@ class Reader {
 
 bool WorkloadFile::supports(models::Phase phase) const {
   return std::find(phases.begin(), phases.end(), phase) != phases.end();
+}
+
+std::string workload_name(const std::string& value) {
+  return names_workload_file(value) ? add_workload_file(value) : value;
 }
 
 bool names_workload_file(std::string_view value) {

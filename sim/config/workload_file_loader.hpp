@@ -51,6 +51,11 @@ void add_data_workloads(const std::string& data_dir);
 // a name that a built-in workload or another file has.
 std::string add_workload_file(const std::string& path);
 
+// A workload as a verb's option names it (profile --workloads, predict --workload): a workload
+// file (names_workload_file) is read and added with add_workload_file, and its workload's name
+// returned; any other value is returned as it is (a catalog name, checked by the caller).
+std::string workload_name(const std::string& value);
+
 // Whether a scenario's `workload:` value names a workload file rather than a catalog workload:
 // it ends in ".yaml" or ".yml".
 bool names_workload_file(std::string_view value);
