@@ -41,8 +41,11 @@ std::string yaml_string(std::string_view s) {
     plain = !kReserved.contains(lower);
   }
   if (plain) return std::string(s);
+  // Double-quoted; a control character (which no value of the file may hold) becomes a space.
   std::string out = "\"";
   for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = ' ';
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
@@ -318,7 +321,13 @@ std::string write_workload_file(const GraphWorkload& workload, const WorkloadFil
   std::ostringstream out;
   if (!options.comment.empty()) {
     std::istringstream lines(options.comment);
-    for (std::string line; std::getline(lines, line);) out << "# " << line << "\n";
+    for (std::string line; std::getline(lines, line);) {
+      for (char& c : line) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) c = ' ';  // YAML text holds no control character
+      }
+      out << "# " << line << "\n";
+    }
   }
   out << "version: " << kWorkloadFileVersion << "\n";
   out << "name: " << yaml_string(workload.name()) << "\n";

@@ -321,3 +321,66 @@ TEST_CASE("The example of docs/SCENARIOS.md, \"The workload file\", reads", "[wo
   CHECK(g.layer(g.size() - 2).elementwise_ops == 64 * 128 * 6);
   CHECK(g.shape(g.size() - 1) == models::Shape{64, 10});
 }
+
+TEST_CASE(
+    "Mutated workload files are accepted or refused with one line, and what is accepted "
+    "writes back as itself",
+    "[workload_file]") {
+  // A deterministic stand-in for tests/fuzz/workload_file_fuzz.cpp: seeded edits of a shipped
+  // file (a byte replaced by one of a few telling ones, a line dropped or repeated, the text cut).
+  const std::string original = fulcrum::testing::slurp(kShipped + "cifar-convnet.yaml");
+  REQUIRE(!original.empty());
+  std::uint64_t state = 12345;
+  const auto next = [&state](std::uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % bound;
+  };
+  const std::string bytes = "-0 9[]{},:#\"'\n\t\\e.x";
+  int accepted = 0;
+  int refused = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::string text = original;
+    for (int edits = 1 + static_cast<int>(next(3)); edits > 0; --edits) {
+      const std::size_t at = next(text.size());
+      switch (next(4)) {
+        case 0:
+          text[at] = bytes[next(bytes.size())];
+          break;
+        case 1: {  // drop the line holding `at`
+          const std::size_t b = text.rfind('\n', at);
+          const std::size_t e = text.find('\n', at);
+          const std::size_t from = b == std::string::npos ? 0 : b;
+          text.erase(from, (e == std::string::npos ? text.size() : e) - from);
+          break;
+        }
+        case 2: {  // repeat it
+          const std::size_t b = text.rfind('\n', at);
+          const std::size_t e = text.find('\n', at);
+          const std::size_t from = b == std::string::npos ? 0 : b;
+          const std::size_t to = e == std::string::npos ? text.size() : e;
+          text.insert(to, text.substr(from, to - from));
+          break;
+        }
+        default:
+          text.resize(at);
+      }
+      if (text.empty()) break;
+    }
+    try {
+      const WorkloadFile f = parse_workload_file(text, "mutant.yaml");
+      ++accepted;
+      const std::string written = models::write_workload_file(f.workload);
+      CHECK(models::write_workload_file(parse_workload_file(written, "w.yaml").workload) ==
+            written);
+      CHECK(f.workload.cost(models::Phase::training, 1).kernels > 0);
+    } catch (const InputError& e) {
+      ++refused;
+      const std::string what = e.what();
+      CHECK(what.find('\n') == std::string::npos);
+      CHECK(what.rfind("mutant.yaml", 0) == 0);
+    }
+  }
+  CHECK(accepted + refused == 400);
+  CHECK(accepted > 0);  // some edits keep a valid file (a changed size, a repeated comment)
+  CHECK(refused > 0);
+}
