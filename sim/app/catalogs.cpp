@@ -16,6 +16,7 @@
 #include "models/workload/workload_catalog.hpp"
 #include "sim/app/available.hpp"
 #include "sim/app/profiling.hpp"
+#include "sim/config/input_text.hpp"
 #include "sim/config/perf_model_loader.hpp"
 #include "sim/config/workload_file_loader.hpp"
 #include "sim/report/number_format.hpp"
@@ -144,7 +145,14 @@ WorkloadsReport workloads(const WorkloadsRequest& request) {
   add_data_workloads(request.data_dir);
   const models::WorkloadCatalog& catalog = models::workload_catalog();
   std::vector<std::string> names;
-  for (const std::string& file : request.files) names.push_back(add_workload_file(file));
+  for (const std::string& file : request.files) {
+    if (!names_workload_file(file)) {
+      throw InputError(std::nullopt, "fulcrum workloads",
+                       "expected workload files (.yaml or .yml), got '" + printable(file) +
+                           "' (the catalog's workloads are listed without arguments)");
+    }
+    names.push_back(add_workload_file(file));
+  }
   if (request.files.empty()) names = catalog.names();
   WorkloadsReport report;
   for (const std::string& name : names) {
