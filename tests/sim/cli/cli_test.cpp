@@ -705,6 +705,17 @@ TEST_CASE("a scenario names a workload file by path and runs it as any workload"
   CHECK(measured.at("minibatches").number > 0);
   CHECK(measured.at("provenance").at("measured").number == measured.at("minibatches").number);
 
+  // optimize searches it like any workload (here on the analytic ground truth).
+  const Outcome opt = box.fulcrum(
+      "optimize " + quote(scenario) + " --out " + quote((box.dir / "opt").string()) +
+      " --set 'inference=[{workload: net.yaml, batch_size: 4, arrivals: {process: fixed, "
+      "rate_per_s: 20}}]' --set 'search={strategy: prior, max_modes: 5, modes: pagoda-441, "
+      "ground_truth: analytic, batch_sizes: [4]}'");
+  INFO(opt.err);
+  CHECK(opt.status == 0);
+  CHECK(opt.out.find("cli-net-0 p99") != std::string::npos);
+  CHECK(fs::exists(box.dir / "opt" / "optimize.json"));
+
   // A file for inference only cannot be trained.
   box.write("infer.yaml", std::string(kNetFile) + "phases: [inference]\n");
   const Outcome i =
