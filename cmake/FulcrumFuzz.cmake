@@ -36,5 +36,7 @@ fulcrum_fuzz_target(scenario DEPS fulcrum_sim_config)
 fulcrum_fuzz_target(overrides DEPS fulcrum_sim_config)
 fulcrum_fuzz_target(trace DEPS fulcrum_sim_config)
 fulcrum_fuzz_target(profile_csv DEPS fulcrum_models_perf)
+fulcrum_fuzz_target(workload_file DEPS fulcrum_sim_config)
 
-add_custom_target(fuzzers DEPENDS fuzz_scenario fuzz_overrides fuzz_trace fuzz_profile_csv)
+add_custom_target(fuzzers DEPENDS fuzz_scenario fuzz_overrides fuzz_trace fuzz_profile_csv
+  fuzz_workload_file)

@@ -16,7 +16,7 @@ fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-fuzz"
-targets="${FUZZ_TARGETS:-scenario overrides trace profile_csv}"
+targets="${FUZZ_TARGETS:-scenario overrides trace profile_csv workload_file}"
 generator="Unix Makefiles"
 command -v ninja >/dev/null 2>&1 && generator="Ninja"
 
@@ -62,6 +62,7 @@ for t in $targets; do
     overrides) seeds=(); extra=(-dict="$root/tests/fuzz/scenario.dict") ;;
     trace) seeds=("$root/scenarios/traces") ;;
     profile_csv) seeds=("$build/corpus/profile_seeds") ;;
+    workload_file) seeds=("$root/models/data/workloads") ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
   esac
   echo "== fuzz_$t for ${seconds}s"
