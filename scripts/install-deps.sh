@@ -10,20 +10,28 @@
 #   scripts/install-deps.sh --python  the optional Python package's (docs/PYTHON.md): pybind11,
 #                                     the Python headers, pandas and pytest; the build finds them
 #                                     and builds `import fulcrum`, and ctest runs its pytest suite
+#   scripts/install-deps.sh --onnx-export  the packages scripts/export_onnx.py needs to export the
+#                                     torchvision models of models/data/onnx/ again (PyTorch;
+#                                     large, and not needed to build or test)
 # CI runs the default and --python; without the --python packages the build and tests pass
-# without the Python package.
+# without the Python package. The default includes libonnx-dev and libprotobuf-dev (small), with
+# which the build has the ONNX importer (`fulcrum workloads --import`); without them it builds
+# and passes its tests without it.
 set -euo pipefail
 
 build_packages=(g++ cmake ninja-build make libboost-graph-dev libboost-program-options-dev
-                libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3 clang-format)
+                libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3 clang-format
+                libonnx-dev libprotobuf-dev)
 plot_packages=(python3 python3-matplotlib)
 python_packages=(python3 python3-dev python3-pybind11 python3-numpy python3-pandas python3-pytest)
+onnx_export_packages=(python3 python3-torch python3-torchvision)
 
 case "${1:-}" in
   "") packages=("${build_packages[@]}") ;;
   --plots) packages=("${plot_packages[@]}") ;;
   --python) packages=("${python_packages[@]}") ;;
-  *) echo "usage: scripts/install-deps.sh [--plots|--python]" >&2; exit 2 ;;
+  --onnx-export) packages=("${onnx_export_packages[@]}") ;;
+  *) echo "usage: scripts/install-deps.sh [--plots|--python|--onnx-export]" >&2; exit 2 ;;
 esac
 
 missing=()
