@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/range/iterator_range.hpp>
 #include <cassert>
+#include <cmath>
 #include <utility>
 
 #include "models/error.hpp"
@@ -417,6 +418,30 @@ LayerId LayerGraph::transformer_encoder(LayerId x, const std::string& name, std:
   f = linear(f, name + ".output", d);
   f = add(f, a, name + ".output.residual");
   return layernorm(f, name + ".output.layernorm");
+}
+
+LayerId LayerGraph::raw(const std::vector<LayerId>& inputs, Layer layer) {
+  const std::string& name = layer.name;
+  require(layer.kind != OpKind::input, name, "a layer cannot be of kind input");
+  const std::pair<const char*, double> counts[] = {
+      {"params", layer.params},
+      {"param_tensors", static_cast<double>(layer.param_tensors)},
+      {"macs", layer.macs},
+      {"elementwise_ops", layer.elementwise_ops},
+      {"kernels", layer.kernels},
+      {"weight_bytes", layer.weight_read_bytes},
+      {"reread_bytes", layer.reread_bytes},
+      {"reread_footprint_bytes", layer.reread_footprint_bytes},
+      {"gathered_bytes", layer.gathered_bytes}};
+  for (const auto& [what, value] : counts)
+    require(std::isfinite(value) && value >= 0, name,
+            std::string(what) + " must be finite and >= 0");
+  require(layer.geometry.kernel >= 0 && layer.geometry.stride > 0 && layer.geometry.padding >= 0 &&
+              layer.geometry.groups > 0,
+          name, "bad kernel/stride/padding/groups");
+  for (LayerId from : inputs)
+    require(from < boost::num_vertices(g_), name, "input is not a layer of this graph");
+  return add_layer(layer, inputs);
 }
 
 double LayerGraph::parameters() const {

@@ -148,6 +148,13 @@ class LayerGraph {
   LayerId transformer_encoder(LayerId x, const std::string& name, std::int64_t heads,
                               std::int64_t ffn_dim);
 
+  // ---- any layer ----
+  // A layer given whole (kind, output shape and forward work as the cost rules read them), for an
+  // op the builders above do not know (a workload file's `raw` layer). `inputs` are earlier
+  // layers of this graph. InputError for an input kind, a non-positive output dimension, or a
+  // count that is negative or not finite.
+  LayerId raw(const std::vector<LayerId>& inputs, Layer layer);
+
   const Graph& graph() const { return g_; }
   const Layer& layer(LayerId id) const { return g_[id]; }
   const Shape& shape(LayerId id) const { return g_[id].out; }

@@ -1,0 +1,47 @@
+// The workload file, reading side: a DNN described in YAML (format: docs/SCENARIOS.md, "The
+// workload file") read into a GraphWorkload whose layers are made by the same builders as the
+// built-in workloads (models/workload/layer_graph.hpp), so shapes, parameters, MACs and kernels
+// are derived as for them; the training step is derived from the forward graph by GraphWorkload.
+// The writing side is models/workload/workload_file.hpp (write_workload_file).
+//
+//   WorkloadFile f = load_workload_file("models/data/workloads/tinycnn.yaml");
+//   f.workload.cost(models::Phase::training, 32);
+//
+// Every error is one InputError line, "file:line:col: key.path: problem": an unknown op or key, a
+// missing or unknown input name, a forward reference (layers are listed inputs first, so a file
+// cannot describe a cycle), a duplicate name, a shape the op cannot take (an add of two shapes),
+// a size out of range.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/workload/graph_workload.hpp"
+#include "models/workload/phase_cost.hpp"
+
+namespace fulcrum::sim {
+
+// The largest workload file read (a thousand-layer network is about 150 KB).
+inline constexpr std::uintmax_t kMaxWorkloadFileBytes = std::uintmax_t{8} << 20;  // 8 MiB
+
+struct WorkloadFile {
+  models::GraphWorkload workload;
+  std::vector<models::Phase> phases;   // the phases a scenario may run it in
+  std::optional<std::string> dataset;  // the dataset it is trained on, a dataset catalog name
+  std::string path;                    // the file as named (display name for text)
+
+  bool supports(models::Phase phase) const;
+};
+
+// Reads and checks a workload file; InputError (located) for anything wrong with it.
+WorkloadFile load_workload_file(const std::string& path);
+// The same from text in memory; `display_name` appears in errors.
+WorkloadFile parse_workload_file(const std::string& text, const std::string& display_name);
+
+// Whether a scenario's `workload:` value names a workload file rather than a catalog workload:
+// it ends in ".yaml" or ".yml".
+bool names_workload_file(std::string_view value);
+
+}  // namespace fulcrum::sim
