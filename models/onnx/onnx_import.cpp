@@ -188,6 +188,14 @@ class Importer {
   bool is_activation(const std::string& tensor) const { return act_.contains(tensor); }
   LayerId act(const std::string& tensor) const { return act_.at(tensor); }
   void check_shape(const NodeProto& node, LayerId id) const;
+  // The node's name as a layer name, made unique (ONNX does not require unique node names; the
+  // workload file names a layer's inputs by name): "name", then "name.2", "name.3", ...
+  std::string unique_name(const std::string& name) {
+    std::string candidate = name;
+    for (int i = 2; !names_.insert(candidate).second; ++i)
+      candidate = name + "." + std::to_string(i);
+    return candidate;
+  }
 
   std::string source_;
   std::vector<InputShape> overrides_;
@@ -200,6 +208,7 @@ class Importer {
   std::unordered_map<std::string, LayerId> act_;  // activation tensors -> their layer
   std::unordered_map<std::string, std::vector<std::size_t> > consumers_;
   std::unordered_set<std::size_t> absorbed_;  // bias Adds folded into a MatMul
+  std::unordered_set<std::string> names_;     // layer names given so far
   LayerGraph graph_;
 };
 
@@ -483,7 +492,8 @@ void Importer::map_nodes() {
   for (int i = 0; i < nodes.size(); ++i)
     for (const auto& in : nodes[i].input()) consumers_[in].push_back(static_cast<std::size_t>(i));
   const auto& in_dims = dims_.at(input_name_);
-  act_[input_name_] = graph_.input(Shape(Dims(in_dims.begin() + 1, in_dims.end())), input_name_);
+  act_[input_name_] =
+      graph_.input(Shape(Dims(in_dims.begin() + 1, in_dims.end())), unique_name(input_name_));
   for (int i = 0; i < nodes.size(); ++i) {
     if (absorbed_.contains(static_cast<std::size_t>(i))) continue;
     map_node(nodes[i]);
@@ -501,7 +511,7 @@ void Importer::map_node(const NodeProto& node) {
     fail_node(node, "unsupported on data (the importer maps '" + op +
                         "' only in shape computations on constants)");
   if (node.output_size() == 0) fail_node(node, "has no output");
-  const std::string name = label_.at(&node);
+  const std::string name = unique_name(label_.at(&node));
   const std::string& out = node.output(0);
   const auto refuse = [&](const std::string& what) { fail_node(node, "unsupported: " + what); };
   const auto alias = [&](LayerId id) { act_[out] = id; };

@@ -1,0 +1,88 @@
+#include "sim/app/import_workload.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "models/error.hpp"
+#include "models/onnx/onnx_import.hpp"
+#include "models/workload/graph_workload.hpp"
+#include "models/workload/workload_file.hpp"
+#include "sim/app/profiling.hpp"
+#include "sim/config/workload_file_loader.hpp"
+#include "sim/report/output_path.hpp"
+
+namespace fulcrum::sim::app {
+
+namespace {
+
+// The workload file's rule for a workload name (sim/config/workload_file_loader.cpp), checked
+// here so that a bad --name is named as such and not as a line of the generated file.
+void check_name(const std::string& name) {
+  const bool ok =
+      !name.empty() && name.size() <= 256 &&
+      std::isalnum(static_cast<unsigned char>(name[0])) != 0 &&
+      std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+      });
+  if (!ok)
+    throw InputError(std::nullopt, "--name",
+                     "'" + name +
+                         "' is not a valid workload name (letters, digits, '-', '_', '.'; "
+                         "starting with a letter or digit)");
+  if (names_workload_file(name))
+    throw InputError(std::nullopt, "--name", "a workload name cannot end in .yaml or .yml");
+}
+
+}  // namespace
+
+ImportResult import_workload(const ImportRequest& request) {
+  check_name(request.name);
+  if (!names_workload_file(request.out.string()))
+    throw InputError(std::nullopt, "--out",
+                     "'" + request.out.string() +
+                         "': a workload file ends in .yaml or .yml (a scenario's `workload:` "
+                         "names it so)");
+  check_output_file(request.out, "--out", {request.model}, kImportedWorkloadSignature);
+  std::vector<models::InputShape> shapes;
+  for (const auto& s : request.input_shapes) shapes.push_back(models::parse_input_shape(s));
+  if (!models::onnx_import_available())
+    throw InputError(std::nullopt, "--import",
+                     "this build has no ONNX import (install libonnx-dev and libprotobuf-dev, "
+                     "then configure and build again)");
+
+  models::OnnxImport imported = models::import_onnx(request.model, shapes);
+  const std::string note = "imported from " + request.model.filename().string() + " (" +
+                           (imported.producer.empty() ? "unknown producer" : imported.producer) +
+                           ", opset " + std::to_string(imported.opset) + ")";
+  const models::GraphWorkload workload(request.name, "custom", std::move(imported.graph),
+                                       imported.input_bytes_per_sample, note);
+  const std::string text = write_workload_file(
+      workload,
+      {.comment = std::string(kImportedWorkloadSignature + 2) + " " + request.model.string() +
+                  "\nThe training phase (backward and "
+                  "optimizer step) is derived from this forward graph."});
+  // The file must read back as the graph just imported; a difference is a bug, not bad input.
+  try {
+    const WorkloadFile back = parse_workload_file(text, request.out.string());
+    if (back.workload.layers().size() != workload.layers().size() ||
+        back.workload.parameters() != workload.parameters() ||
+        back.workload.macs_per_sample() != workload.macs_per_sample())
+      throw Error("the workload file written for '" + request.name +
+                  "' does not read back as the imported graph");
+  } catch (const InputError& e) {
+    throw Error("the workload file written for '" + request.name +
+                "' does not read back: " + e.what());
+  }
+  write_file_atomically(request.out, text);
+
+  ImportResult result;
+  result.out = request.out;
+  result.name = request.name;
+  result.input_name = imported.input_name;
+  result.layers = workload.layers().size();
+  result.parameters = workload.parameters();
+  result.macs_per_sample = workload.macs_per_sample();
+  return result;
+}
+
+}  // namespace fulcrum::sim::app
