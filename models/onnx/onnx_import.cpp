@@ -102,6 +102,7 @@ using Dims = std::vector<std::int64_t>;
 
 // Ops that become layers, or views, or nothing (Identity, Dropout), on an activation.
 const std::set<std::string, std::less<> > kLayerOps = {"Conv",
+                                                       "Slice",
                                                        "BatchNormalization",
                                                        "Relu",
                                                        "LeakyRelu",
@@ -185,6 +186,23 @@ class Importer {
   Shape sample_shape(const NodeProto& node, const std::string& tensor) const;
   // The static shape of a weight input (slot `slot` of `node`).
   Dims weight_dims(const NodeProto& node, int slot) const;
+  // The int64 values of a constant (a Constant node's or an initializer's), if it has them.
+  std::optional<Dims> constant_ints(const std::string& tensor) const {
+    const auto it = constants_.find(tensor);
+    if (it == constants_.end()) return std::nullopt;
+    const TensorProto& t = *it->second;
+    if (t.data_type() != TensorProto::INT64) return std::nullopt;
+    if (t.int64_data_size() > 0) return Dims(t.int64_data().begin(), t.int64_data().end());
+    const std::string& raw = t.raw_data();
+    if (raw.size() % 8 != 0) return std::nullopt;
+    Dims values(raw.size() / 8);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      std::uint64_t v = 0;
+      for (int b = 7; b >= 0; --b) v = (v << 8) | static_cast<unsigned char>(raw[i * 8 + b]);
+      values[i] = static_cast<std::int64_t>(v);
+    }
+    return values;
+  }
   bool is_activation(const std::string& tensor) const { return act_.contains(tensor); }
   LayerId act(const std::string& tensor) const { return act_.at(tensor); }
   void check_shape(const NodeProto& node, LayerId id) const;
@@ -207,8 +225,9 @@ class Importer {
   std::unordered_map<const NodeProto*, std::string> label_;
   std::unordered_map<std::string, LayerId> act_;  // activation tensors -> their layer
   std::unordered_map<std::string, std::vector<std::size_t> > consumers_;
-  std::unordered_set<std::size_t> absorbed_;  // bias Adds folded into a MatMul
-  std::unordered_set<std::string> names_;     // layer names given so far
+  std::unordered_set<std::size_t> absorbed_;                       // bias Adds folded into a MatMul
+  std::unordered_map<std::string, const TensorProto*> constants_;  // Constant nodes, initializers
+  std::unordered_set<std::string> names_;                          // layer names given so far
   LayerGraph graph_;
 };
 
@@ -491,6 +510,11 @@ void Importer::map_nodes() {
   const auto& nodes = model_.graph().node();
   for (int i = 0; i < nodes.size(); ++i)
     for (const auto& in : nodes[i].input()) consumers_[in].push_back(static_cast<std::size_t>(i));
+  for (const auto& t : model_.graph().initializer()) constants_[t.name()] = &t;
+  for (const auto& n : nodes)
+    if (n.op_type() == "Constant" && n.output_size() == 1)
+      for (const auto& a : n.attribute())
+        if (a.name() == "value" && a.has_t()) constants_[n.output(0)] = &a.t();
   const auto& in_dims = dims_.at(input_name_);
   act_[input_name_] =
       graph_.input(Shape(Dims(in_dims.begin() + 1, in_dims.end())), unique_name(input_name_));
@@ -621,6 +645,27 @@ void Importer::map_node(const NodeProto& node) {
     const Shape shape = sample_shape(node, out);
     if (op == "Flatten" && shape.rank() == 1) return emit(graph_.flatten(x, name));
     return emit(graph_.reshape(x, name, shape));
+  }
+  if (op == "Slice") {
+    // A slice of one per-sample axis (torch's x[:, a:b]): a view, as the layer graph's channel
+    // slice. Its bounds must be constants (they are in any traced export).
+    if (acts.size() != 1) refuse("slice bounds computed from the data");
+    const Shape shape = sample_shape(node, out);
+    const Shape& in = graph_.shape(x);
+    std::size_t differing = 0;
+    for (std::size_t d = 0; d < in.rank() && shape.rank() == in.rank(); ++d)
+      differing += shape[d] != in[d] ? 1 : 0;
+    if (shape.rank() != in.rank() || differing > 1) refuse("a slice of more than one axis");
+    if (differing == 0) return alias(x);
+    if (shape[0] == in[0]) refuse("a slice of an axis other than the first of a sample");
+    const auto starts = node.input_size() > 1 ? constant_ints(node.input(1)) : std::nullopt;
+    const auto steps = node.input_size() > 4 ? constant_ints(node.input(4)) : std::nullopt;
+    if (!starts || starts->size() != 1) refuse("slice bounds that are not one constant");
+    if (steps && (steps->size() != 1 || (*steps)[0] != 1)) refuse("a slice with a step");
+    std::int64_t begin = (*starts)[0];
+    if (begin < 0) begin += in[0];
+    begin = std::clamp<std::int64_t>(begin, 0, in[0]);
+    return emit(graph_.slice_channels(x, name, begin, shape[0]));
   }
   if (op == "Gemm") {
     if (int_attribute(node, "transA", 0) != 0) refuse("transA");

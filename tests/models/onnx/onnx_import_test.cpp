@@ -120,6 +120,56 @@ TEST_CASE("imported torchvision models match the catalog's layer graphs within 1
   }
 }
 
+TEST_CASE("the other mapped ops import with the shapes and work derived by hand", "[onnx]") {
+  if (skip_without_onnx()) return;
+  // scripts/export_onnx.py's OpsCoverage; height and width are dynamic in the file.
+  const fm::OnnxImport m =
+      fm::import_onnx(onnx_file("ops-coverage"), {fm::parse_input_shape("input=1x3x8x8")});
+  using K = fm::OpKind;
+  struct Expected {
+    K kind;
+    fm::Shape out;
+    double params;
+    double macs;
+  };
+  // conv 3->16, 3x3, padding 1, bias: 16 x 27 + 16 = 448 parameters, 16 x 8 x 8 x 27 = 27,648
+  // MACs; layer norm over 32: 64; linear 32->64 with bias: 2,112 and 64 rows x 32 x 64 = 131,072.
+  const std::vector<Expected> expected = {
+      {K::conv, {16, 8, 8}, 448, 27'648},  // c1
+      {K::act, {16, 8, 8}, 0, 0},          // ReLU6 (Clip)
+      {K::conv, {16, 8, 8}, 448, 27'648},  // c2
+      {K::act, {16, 8, 8}, 0, 0},          // sigmoid
+      {K::concat, {32, 8, 8}, 0, 0},
+      {K::view, {32, 64}, 0, 0},  // flatten(2): a Reshape to a target computed from Shape
+      {K::view, {64, 32}, 0, 0},  // transpose
+      {K::layernorm, {64, 32}, 64, 0},
+      {K::linear, {64, 64}, 2'112, 131'072},  // MatMul and its bias Add
+      {K::act, {64, 64}, 0, 0},               // Erf: GELU's nonlinearity
+      {K::mul, {64, 64}, 0, 0},               // x times it (the scalings by constants are free)
+      {K::view, {128, 32}, 0, 0},
+      {K::act, {128, 32}, 0, 0},  // tanh
+      {K::softmax, {128, 32}, 0, 0},
+      {K::view, {4096}, 0, 0},
+      {K::view, {32}, 0, 0},  // [:, 16:48]
+  };
+  REQUIRE(m.graph.size() == expected.size() + 1);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const fm::Layer& l = m.graph.layer(i + 1);
+    INFO("layer " << i + 1 << ": " << l.name);
+    CHECK(l.kind == expected[i].kind);
+    CHECK(l.out == expected[i].out);
+    CHECK(l.params == expected[i].params);
+    CHECK(l.macs == expected[i].macs);
+  }
+  CHECK(m.graph.layer(2).geometry.activation == fm::Activation::relu);
+  CHECK(m.graph.layer(4).geometry.activation == fm::Activation::sigmoid);
+  CHECK(m.graph.layer(10).geometry.activation == fm::Activation::gelu);
+  CHECK(m.graph.layer(13).geometry.activation == fm::Activation::tanh);
+  CHECK(m.graph.layer(9).geometry.bias);
+  CHECK(m.graph.parameters() == 3'072);
+  CHECK(m.opset == 17);
+}
+
 TEST_CASE("a workload imported from ONNX costs what the built-in one does", "[onnx]") {
   if (skip_without_onnx()) return;
   fm::OnnxImport imported = fm::import_onnx(onnx_file("resnet18"), {});
