@@ -520,7 +520,12 @@ void Importer::map_nodes() {
       graph_.input(Shape(Dims(in_dims.begin() + 1, in_dims.end())), unique_name(input_name_));
   for (int i = 0; i < nodes.size(); ++i) {
     if (absorbed_.contains(static_cast<std::size_t>(i))) continue;
-    map_node(nodes[i]);
+    try {
+      map_node(nodes[i]);
+    } catch (const InputError& e) {
+      if (e.where()) throw;
+      fail_node(nodes[i], e.problem());  // a builder's check, placed at the node
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include "models/workload/graph_workload.hpp"
 #include "models/workload/workload_file.hpp"
 #include "sim/app/profiling.hpp"
+#include "sim/config/input_text.hpp"
 #include "sim/config/workload_file_loader.hpp"
 #include "sim/report/output_path.hpp"
 
@@ -33,6 +34,19 @@ void check_name(const std::string& name) {
     throw InputError(std::nullopt, "--name", "a workload name cannot end in .yaml or .yml");
 }
 
+// Layer names are the model's node names, which ONNX does not constrain; the workload file
+// (like every output) holds printable UTF-8 names of at most 256 bytes.
+void check_layer_names(const models::LayerGraph& graph, const std::string& model) {
+  for (models::LayerId v = 0; v < graph.size(); ++v) {
+    const std::string& name = graph.layer(v).name;
+    const std::string key = (v == 0 ? "input '" : "node '") + printable(name) + "'";
+    if (const auto problem = text_problem(name))
+      throw InputError(SourceLocation{model}, key, "its name " + *problem);
+    if (name.size() > 256)
+      throw InputError(SourceLocation{model}, key, "its name is longer than 256 bytes");
+  }
+}
+
 }  // namespace
 
 ImportResult import_workload(const ImportRequest& request) {
@@ -51,16 +65,19 @@ ImportResult import_workload(const ImportRequest& request) {
                      "then configure and build again)");
 
   models::OnnxImport imported = models::import_onnx(request.model, shapes);
-  const std::string note = "imported from " + request.model.filename().string() + " (" +
-                           (imported.producer.empty() ? "unknown producer" : imported.producer) +
-                           ", opset " + std::to_string(imported.opset) + ")";
+  check_layer_names(imported.graph, request.model.string());
+  const std::string note =
+      "imported from " + printable(request.model.filename().string(), 200) + " (" +
+      (imported.producer.empty() ? "unknown producer" : printable(imported.producer, 80)) +
+      ", opset " + std::to_string(imported.opset) + ")";
   const models::GraphWorkload workload(request.name, "custom", std::move(imported.graph),
                                        imported.input_bytes_per_sample, note);
   const std::string text = write_workload_file(
       workload,
-      {.comment = std::string(kImportedWorkloadSignature + 2) + " " + request.model.string() +
-                  "\nThe training phase (backward and "
-                  "optimizer step) is derived from this forward graph."});
+      {.comment = std::string(kImportedWorkloadSignature + 2) + " " +
+                  printable(request.model.string(), 1024) +
+                  "\nThe training phase (backward and optimizer step) is derived from this "
+                  "forward graph."});
   // The file must read back as the graph just imported; a difference is a bug, not bad input.
   try {
     const WorkloadFile back = parse_workload_file(text, request.out.string());

@@ -120,6 +120,8 @@ TEST_CASE("a bad ONNX model is refused with one line, exit 2 and nothing written
   dir.write("dynamic.onnx", dynamic);
   dir.write("unsupported.onnx", replace_all(whole, "GlobalAveragePool", "GlobalMedianPool1"));
   dir.write("truncated.onnx", whole.substr(0, whole.size() / 2));
+  // ONNX does not constrain names; a layer name must be printable to be written.
+  dir.write("control.onnx", replace_all(whole, "/fc/Gemm", std::string("/fc/G\x01mm")));
   dir.write("text.onnx", "version: 1\nname: tiny\n");
 
   const std::pair<std::string, std::string> cases[] = {
@@ -129,6 +131,9 @@ TEST_CASE("a bad ONNX model is refused with one line, exit 2 and nothing written
       {"dynamic.onnx",
        "dynamic.onnx: input 'input': dimension 2 ('H') is dynamic; give the shape with "
        "--input-shape input=1x3xNx224\n"},
+      {"control.onnx",
+       "control.onnx: node '/fc/G\\x01mm': its name contains a control character (U+0001 at "
+       "byte 6); names, paths and other text must be printable\n"},
       {"truncated.onnx",
        "truncated.onnx: not an ONNX model, or a truncated one (the protobuf does not parse)\n"},
       {"text.onnx",
