@@ -8,6 +8,7 @@
 // fitted on, by name in the catalog) predicts both alike: the runs differ only in the workload
 // object the runtime and the backend read.
 #include <benchmark/benchmark.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -40,6 +41,12 @@ inference:
   - {name: resnet18, workload: resnet18, batch_size: 8, arrivals: {process: fixed, rate_per_s: 100}}
 budgets: {latency_ms: 250, latency_percentile: 99, power_w: 30}
 )";
+
+#ifdef FULCRUM_ONNX_PLUGIN_PATH
+// The import goes through the plugin this build made (beside `fulcrum`, not beside this bench).
+[[maybe_unused]] const int kPluginNamed =
+    setenv("FULCRUM_ONNX_PLUGIN", FULCRUM_ONNX_PLUGIN_PATH, 0);
+#endif
 
 void BM_Run_imported_workload(benchmark::State& state) {
   if (!models::onnx_import_available()) {

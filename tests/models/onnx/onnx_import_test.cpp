@@ -4,6 +4,8 @@
 // each class of bad input refused with one line. Skips where the build has no ONNX support.
 #include "models/onnx/onnx_import.hpp"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <boost/range/iterator_range.hpp>
 #include <catch2/catch.hpp>
@@ -27,6 +29,12 @@ namespace fm = fulcrum::models;
 using fulcrum::testing::TempDir;
 
 namespace {
+
+#ifdef FULCRUM_ONNX_PLUGIN_PATH
+// Imports go through the plugin this build made (beside `fulcrum`, not beside this test).
+[[maybe_unused]] const int kPluginNamed =
+    setenv("FULCRUM_ONNX_PLUGIN", FULCRUM_ONNX_PLUGIN_PATH, 0);
+#endif
 
 bool skip_without_onnx() {
   if (fm::onnx_import_available()) return false;

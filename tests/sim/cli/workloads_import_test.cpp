@@ -29,9 +29,10 @@ struct Outcome {
   std::string err;
 };
 
-Outcome fulcrum_in(const TempDir& dir, const std::string& args) {
-  const std::string cmd = "cd '" + dir.path().string() + "' && '" + std::string(FULCRUM_BINARY) +
-                          "' " + args + " >stdout.txt 2>stderr.txt";
+// `env`: "NAME=VALUE ..." set for the command.
+Outcome fulcrum_in(const TempDir& dir, const std::string& args, const std::string& env = "") {
+  const std::string cmd = "cd '" + dir.path().string() + "' && " + env + " '" +
+                          std::string(FULCRUM_BINARY) + "' " + args + " >stdout.txt 2>stderr.txt";
   const int raw = std::system(cmd.c_str());
   Outcome o;
   o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -166,4 +167,28 @@ TEST_CASE("a bad ONNX model is refused with one line, exit 2 and nothing written
     CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
     CHECK_FALSE(fs::exists(dir.path() / "x.yaml"));
   }
+}
+
+TEST_CASE("the fulcrum executable links no ONNX library; the importer is a plugin it opens",
+          "[cli][onnx]") {
+  TempDir dir;
+  if (std::system("command -v readelf >/dev/null 2>&1") == 0) {
+    const Outcome r = fulcrum_in(dir, "", "readelf -d");  // readelf -d 'fulcrum'
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("(NEEDED)") != std::string::npos);
+    for (const char* lib : {"libonnx", "libprotobuf"}) {
+      INFO(lib);
+      CHECK(r.out.find(lib) == std::string::npos);
+    }
+  }
+  if (skip_without_onnx()) return;
+  const std::string model = std::string(FULCRUM_DATA_DIR) + "/onnx/vgg11.onnx";
+  const Outcome o = fulcrum_in(dir, "workloads --import '" + model + "' --name v --out v.yaml",
+                               "FULCRUM_ONNX_PLUGIN=/nonexistent/libfulcrum_onnx.so");
+  CHECK(o.status == 2);
+  CHECK(o.err ==
+        "--import: cannot load the ONNX importer /nonexistent/libfulcrum_onnx.so: cannot open "
+        "shared object file: No such file or directory (FULCRUM_ONNX_PLUGIN may name the plugin "
+        "file)\n");
+  CHECK_FALSE(fs::exists(dir.path() / "v.yaml"));
 }
