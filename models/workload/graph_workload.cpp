@@ -12,12 +12,13 @@
 namespace fulcrum::models {
 
 GraphWorkload::GraphWorkload(std::string name, std::string task, LayerGraph graph,
-                             double input_bytes_per_sample, std::string note)
+                             double input_bytes_per_sample, std::string note, WorkloadUse use)
     : name_(std::move(name)),
       task_(std::move(task)),
       graph_(std::move(graph)),
       input_bytes_per_sample_(input_bytes_per_sample),
-      note_(std::move(note)) {
+      note_(std::move(note)),
+      use_(std::move(use)) {
   const Graph& g = graph_.graph();
   order_.reserve(boost::num_vertices(g));
   // topological_sort emits in reverse; it throws boost::not_a_dag on a cycle, which the builder
@@ -27,6 +28,10 @@ GraphWorkload::GraphWorkload(std::string name, std::string task, LayerGraph grap
   parameters_ = graph_.parameters();
   macs_per_sample_ = graph_.macs_per_sample();
   forward_flops_per_sample_ = CostRules::flops_per_mac * macs_per_sample_;
+}
+
+bool GraphWorkload::supports(Phase phase) const {
+  return std::find(use_.phases.begin(), use_.phases.end(), phase) != use_.phases.end();
 }
 
 std::vector<LayerWork> GraphWorkload::layer_work(Phase phase, int batch_size) const {

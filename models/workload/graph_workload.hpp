@@ -32,6 +32,7 @@
 //                        one kernel per parameter tensor (weight, bias, ...).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,11 +52,18 @@ struct CostRules {
   static constexpr double update_bytes_per_param = 5 * 4;  // r: w, g, v; w: w, v
 };
 
+// What a workload is for, beyond its graph: the phases a scenario may run it in and the dataset it
+// is trained on (a workload file's `phases` and `dataset`; the built-in ones run in both phases).
+struct WorkloadUse {
+  std::vector<Phase> phases = {Phase::training, Phase::inference};
+  std::optional<std::string> dataset = std::nullopt;  // a dataset catalog name
+};
+
 class GraphWorkload final : public Workload {
  public:
   // input_bytes_per_sample: one input as copied to the GPU (fp32 image, int64 token ids, ...).
   GraphWorkload(std::string name, std::string task, LayerGraph graph, double input_bytes_per_sample,
-                std::string note = "");
+                std::string note = "", WorkloadUse use = {});
 
   const std::string& name() const override { return name_; }
   const std::string& task() const override { return task_; }
@@ -70,6 +78,8 @@ class GraphWorkload final : public Workload {
   // The architecture choices behind this model (configuration, what was left out).
   const std::string& note() const { return note_; }
   const LayerGraph& layers() const { return graph_; }
+  const WorkloadUse& use() const { return use_; }
+  bool supports(Phase phase) const;
 
  private:
   std::string name_;
@@ -77,6 +87,7 @@ class GraphWorkload final : public Workload {
   LayerGraph graph_;
   double input_bytes_per_sample_;
   std::string note_;
+  WorkloadUse use_;
   std::vector<LayerId> order_;  // topological order
   double parameters_ = 0;
   double macs_per_sample_ = 0;

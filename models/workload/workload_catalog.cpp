@@ -40,28 +40,61 @@ const GraphWorkload& WorkloadCatalog::Entry::get(const std::string& name) const 
 
 WorkloadCatalog::~WorkloadCatalog() = default;
 
-const Workload* WorkloadCatalog::find(std::string_view name) const {
+const WorkloadCatalog::Entry* WorkloadCatalog::entry(std::string_view name) const {
+  const std::shared_lock lock(mutex_);
   auto it = workloads_.find(name);
-  return it == workloads_.end() ? nullptr : &it->second->get(it->first);
+  return it == workloads_.end() ? nullptr : it->second.get();
+}
+
+const Workload* WorkloadCatalog::find(std::string_view name) const {
+  const Entry* e = entry(name);
+  return e == nullptr ? nullptr : &e->get(std::string(name));
+}
+
+const WorkloadCatalog::Entry& WorkloadCatalog::known_entry(std::string_view name) const {
+  const Entry* e = entry(name);
+  if (e == nullptr) {
+    std::string known;
+    for (const std::string& n : names()) known += (known.empty() ? "" : ", ") + n;
+    throw InputError("unknown workload '" + std::string(name) + "' (known: " + known + ")");
+  }
+  return *e;
 }
 
 const GraphWorkload& WorkloadCatalog::graph_workload(std::string_view name) const {
-  auto it = workloads_.find(name);
-  if (it == workloads_.end()) {
-    std::string known;
-    for (const auto& [n, w] : workloads_) known += (known.empty() ? "" : ", ") + n;
-    throw InputError("unknown workload '" + std::string(name) + "' (known: " + known + ")");
-  }
-  return it->second->get(it->first);
+  return known_entry(name).get(std::string(name));
 }
 
 const Workload& WorkloadCatalog::get(std::string_view name) const { return graph_workload(name); }
 
 std::vector<std::string> WorkloadCatalog::names() const {
+  const std::shared_lock lock(mutex_);
   std::vector<std::string> out;
   out.reserve(workloads_.size());
   for (const auto& [n, w] : workloads_) out.push_back(n);
   return out;
+}
+
+void WorkloadCatalog::add(const std::string& name, const std::string& source,
+                          std::function<GraphWorkload()> build) {
+  const std::unique_lock lock(mutex_);
+  auto it = workloads_.find(name);
+  if (it != workloads_.end()) {
+    if (it->second->source == source) return;
+    if (it->second->source == kBuiltIn)
+      throw InputError("workload '" + name + "' of " + source +
+                       " has the name of a built-in workload; give it another name");
+    throw InputError("workload '" + name + "' of " + source + " is already loaded from " +
+                     it->second->source + "; give one of them another name");
+  }
+  auto e = std::make_unique<Entry>();
+  e->build = std::move(build);
+  e->source = source;
+  workloads_.emplace(name, std::move(e));
+}
+
+std::string WorkloadCatalog::source(std::string_view name) const {
+  return known_entry(name).source;
 }
 
 double WorkloadCatalog::macs_per_sample(std::string_view name) const {
@@ -72,9 +105,20 @@ const std::string& WorkloadCatalog::note(std::string_view name) const {
   return graph_workload(name).note();
 }
 
-const WorkloadCatalog& workload_catalog() {
-  static const WorkloadCatalog catalog;
+namespace {
+
+WorkloadCatalog& process_catalog() {
+  static WorkloadCatalog catalog;
   return catalog;
+}
+
+}  // namespace
+
+const WorkloadCatalog& workload_catalog() { return process_catalog(); }
+
+void add_file_workload(const std::string& name, const std::string& source,
+                       std::function<GraphWorkload()> build) {
+  process_catalog().add(name, source, std::move(build));
 }
 
 namespace {

@@ -323,11 +323,14 @@ std::string write_workload_file(const GraphWorkload& workload, const WorkloadFil
   out << "version: " << kWorkloadFileVersion << "\n";
   out << "name: " << yaml_string(workload.name()) << "\n";
   out << "task: " << yaml_string(workload.task()) << "\n";
+  const std::vector<Phase>& phases = options.phases ? *options.phases : workload.use().phases;
   out << "phases: [";
-  for (std::size_t i = 0; i < options.phases.size(); ++i)
-    out << (i > 0 ? ", " : "") << to_string(options.phases[i]);
+  for (std::size_t i = 0; i < phases.size(); ++i)
+    out << (i > 0 ? ", " : "") << to_string(phases[i]);
   out << "]\n";
-  if (options.dataset) out << "dataset: " << yaml_string(*options.dataset) << "\n";
+  const std::optional<std::string>& dataset =
+      options.dataset ? options.dataset : workload.use().dataset;
+  if (dataset) out << "dataset: " << yaml_string(*dataset) << "\n";
   if (!workload.note().empty()) out << "note: " << yaml_string(workload.note()) << "\n";
 
   const Layer& input = graph.layer(0);

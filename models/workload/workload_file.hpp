@@ -26,9 +26,11 @@ namespace fulcrum::models {
 inline constexpr int kWorkloadFileVersion = 1;
 
 struct WorkloadFileOptions {
-  // The phases a scenario may run the workload in (`phases:`); both by default.
-  std::vector<Phase> phases = {Phase::training, Phase::inference};
-  // The dataset it is trained on (`dataset:`), a name of the dataset catalog; written as given.
+  // The phases a scenario may run the workload in (`phases:`); absent: the workload's own
+  // (use().phases, both for a workload made by the builders).
+  std::optional<std::vector<Phase>> phases = std::nullopt;
+  // The dataset it is trained on (`dataset:`), a name of the dataset catalog, written as given;
+  // absent: the workload's own (use().dataset), if any.
   std::optional<std::string> dataset = std::nullopt;
   // Written at the top as `# ` comment lines (one per line of the text), e.g. where it came from.
   std::string comment = "";

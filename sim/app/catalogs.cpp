@@ -12,10 +12,12 @@
 #include "backends/backend_factory.hpp"
 #include "backends/hardware/power_meter.hpp"
 #include "models/workload/dataset_catalog.hpp"
+#include "models/workload/graph_workload.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "sim/app/available.hpp"
 #include "sim/app/profiling.hpp"
 #include "sim/config/perf_model_loader.hpp"
+#include "sim/config/workload_file_loader.hpp"
 #include "sim/report/number_format.hpp"
 #include "sim/report/output_path.hpp"
 
@@ -138,15 +140,26 @@ ProbeReport probe_device(const ProbeRequest& request, std::ostream& notes) {
   return report;
 }
 
-WorkloadsReport workloads() {
+WorkloadsReport workloads(const WorkloadsRequest& request) {
+  add_data_workloads(request.data_dir);
   const models::WorkloadCatalog& catalog = models::workload_catalog();
+  std::vector<std::string> names;
+  for (const std::string& file : request.files) names.push_back(add_workload_file(file));
+  if (request.files.empty()) names = catalog.names();
   WorkloadsReport report;
-  for (const std::string& name : catalog.names()) {
+  for (const std::string& name : names) {
     const models::Workload& w = catalog.get(name);
     const models::PhaseCost inference = w.cost(models::Phase::inference, 1);
     const models::PhaseCost training = w.cost(models::Phase::training, 1);
-    report.workloads.push_back({name, w.task(), w.parameters(), w.forward_flops_per_sample(),
-                                training.flops, inference.kernels, training.kernels});
+    WorkloadRow row{
+        name,           w.task(),          w.parameters(),  w.forward_flops_per_sample(),
+        training.flops, inference.kernels, training.kernels};
+    row.source = catalog.source(name);
+    if (const models::GraphWorkload* g = w.graph()) {
+      row.phases.clear();
+      for (models::Phase p : g->use().phases) row.phases.emplace_back(models::to_string(p));
+    }
+    report.workloads.push_back(std::move(row));
   }
   for (const std::string& name : models::dataset_names()) {
     const models::DatasetSpec& s = models::dataset(name);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "sim/config/data_dirs.hpp"
 #include "sim/report/catalog_report.hpp"
@@ -29,6 +30,13 @@ struct ProbeRequest {
 // probe and published atomically. A missing NVML reading is a line on `notes`, not an error.
 ProbeReport probe_device(const ProbeRequest& request, std::ostream& notes);
 
-WorkloadsReport workloads();
+struct WorkloadsRequest {
+  // Workload files to read and show (each joins the catalog); empty: the whole catalog, the
+  // data folder's workload files (data_dir/workloads) included.
+  std::vector<std::string> files = {};
+  std::string data_dir = default_data_dir();
+};
+// InputError (located in the file) for a bad workload file.
+WorkloadsReport workloads(const WorkloadsRequest& request = {});
 
 }  // namespace fulcrum::sim::app

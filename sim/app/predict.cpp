@@ -22,6 +22,7 @@
 #include "sim/config/cross_mode_loader.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/perf_model_loader.hpp"
+#include "sim/config/workload_file_loader.hpp"
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/number_format.hpp"
 #include "sim/report/output_path.hpp"
@@ -97,7 +98,7 @@ std::vector<models::ProfileRow> rows_for(const models::ProfileTable& table,
 std::string choose_workload(const std::optional<std::string>& named,
                             const models::ProfileTable& fit) {
   if (named) {
-    if (auto w = known_workload(*named)) return *w;
+    if (auto w = known_workload(workload_name(*named))) return *w;
     throw InputError(std::nullopt, "--workload",
                      "unknown workload '" + *named + "' (known: " + known_list() + ")");
   }

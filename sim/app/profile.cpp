@@ -17,6 +17,7 @@
 #include "sim/app/profiling.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/perf_model_loader.hpp"
+#include "sim/config/workload_file_loader.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/number_format.hpp"
 #include "sim/report/output_path.hpp"
@@ -56,7 +57,8 @@ ProfileReport profile(const ProfileRequest& request, std::ostream& notes) {
     }
   }
   std::vector<const models::Workload*> seen;
-  for (const std::string& name : request.workloads) {
+  for (const std::string& named : request.workloads) {
+    const std::string name = workload_name(named);  // a workload file is read here
     const models::Workload* w = models::workload_catalog().find(name);
     if (w == nullptr) {
       throw InputError(std::nullopt, "--workloads",

@@ -10,6 +10,8 @@
 #include "models/error.hpp"
 #include "sim/app/version.hpp"
 #include "sim/cli/verbs.hpp"
+#include "sim/config/data_dirs.hpp"
+#include "sim/config/workload_file_loader.hpp"
 
 namespace fulcrum::sim {
 
@@ -82,7 +84,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << "fulcrum " << kFulcrumVersion << "\n";
     return 0;
   }
-  if (const std::optional<Verb> v = find_verb(verb)) return v->run(rest, out, err);
+  if (const std::optional<Verb> v = find_verb(verb)) {
+    // The workload files of the data folder join the catalog (read when first used).
+    add_data_workloads(default_data_dir());
+    return v->run(rest, out, err);
+  }
   throw InputError(std::nullopt, "fulcrum",
                    "unknown verb '" + verb + "' (verbs: " + verb_list() + ")");
 }

@@ -16,6 +16,7 @@
 #include "sim/config/pipeline_loader.hpp"
 #include "sim/config/search_reader.hpp"
 #include "sim/config/trace_loader.hpp"
+#include "sim/config/workload_file_loader.hpp"
 #include "sim/config/yaml_support.hpp"
 #include "sim/scenario/scenario_limits.hpp"
 
@@ -308,6 +309,19 @@ class ScenarioReader {
     return t;
   }
 
+  // A workload: a catalog name, or a workload file (a path ending in .yaml or .yml, relative to
+  // the scenario's folder), read now and added to the catalog; its workload's name either way.
+  std::string read_workload(const YamlNode& w) const {
+    if (!names_workload_file(w.as_string())) return read_nonempty(w);
+    const std::string path = resolve_data_path(w, "workload file");
+    try {
+      return add_workload_file(path);
+    } catch (const InputError& e) {
+      if (e.where() && e.where()->line > 0) throw;  // a line of the workload file
+      throw InputError(where(w), w.path(), e.problem());
+    }
+  }
+
   // A path given in the scenario: relative to the scenario's folder, or to the reference folder
   // when it starts with ${FULCRUM_REFERENCE_DIR}; it must name a file.
   std::string resolve_data_path(const YamlNode& path, const std::string& what) const {
@@ -393,7 +407,7 @@ class ScenarioReader {
     n.allow_keys({"workload", "dataset", "batch_size", "epochs", "dataloader", "data_pipeline"});
     TrainingSpec t;
     const YamlNode w = n.required("workload");
-    t.workload = read_nonempty(w);
+    t.workload = read_workload(w);
     sources.record(w.path(), where(w));
     const YamlNode d = n.required("dataset");
     t.dataset = read_nonempty(d);
@@ -456,7 +470,7 @@ class ScenarioReader {
       n.allow_keys({"name", "workload", "batch_size", "max_wait_ms", "arrivals"});
       InferenceStreamSpec s;
       const YamlNode w = n.required("workload");
-      s.workload = read_nonempty(w);
+      s.workload = read_workload(w);
       sources.record(w.path(), where(w));
       s.name = s.workload + "-" + std::to_string(i);
       if (auto f = n.optional("name")) s.name = read_nonempty(*f);
@@ -674,8 +688,25 @@ decltype(auto) located_call(const ScenarioSources* sources, const std::string& k
   }
 }
 
+// The workload `name` for `phase`: a workload file may be for one phase only.
+const models::Workload& workload_for(const ScenarioSources* sources, const std::string& key_path,
+                                     const std::string& name, models::Phase phase) {
+  return located_call(sources, key_path, [&]() -> const models::Workload& {
+    const models::Workload& w = models::workload_catalog().get(name);
+    if (w.graph() != nullptr && !w.graph()->supports(phase)) {
+      std::string phases;
+      for (models::Phase p : w.graph()->use().phases)
+        phases += (phases.empty() ? "" : ", ") + std::string(models::to_string(p));
+      throw InputError("workload '" + name + "' is not for " + models::to_string(phase) +
+                       " (its file says phases: [" + phases + "])");
+    }
+    return w;
+  });
+}
+
 ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
                               const models::DeviceCatalog& devices) {
+  add_data_workloads(default_data_dir());
   ResolvedScenario r;
   r.scenario = s;
   const models::DeviceSpec& device =
@@ -703,9 +734,7 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
   }
   if (s.training) {
     r.training_workload =
-        &located_call(sources, "training.workload", [&]() -> const models::Workload& {
-          return models::workload_catalog().get(s.training->workload);
-        });
+        &workload_for(sources, "training.workload", s.training->workload, models::Phase::training);
     r.training_dataset_samples = located_call(sources, "training.dataset", [&] {
       return std::floor(static_cast<double>(models::dataset(s.training->dataset).samples) *
                         s.training->dataloader.dataset_scale);
@@ -723,9 +752,8 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
   }
   for (std::size_t i = 0; i < s.inference.size(); ++i) {
     const std::string key = "inference[" + std::to_string(i) + "].workload";
-    r.inference_workloads.push_back(&located_call(sources, key, [&]() -> const models::Workload& {
-      return models::workload_catalog().get(s.inference[i].workload);
-    }));
+    r.inference_workloads.push_back(
+        &workload_for(sources, key, s.inference[i].workload, models::Phase::inference));
   }
   return r;
 }

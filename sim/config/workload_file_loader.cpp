@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <utility>
 
 #include "models/error.hpp"
 #include "models/workload/dataset_catalog.hpp"
 #include "models/workload/layer_graph.hpp"
+#include "models/workload/workload_catalog.hpp"
 #include "models/workload/workload_file.hpp"
 #include "sim/config/input_text.hpp"
 #include "sim/config/yaml_support.hpp"
@@ -196,7 +200,8 @@ class Reader {
  public:
   explicit Reader(const YamlNode& root) : root_(root) {}
 
-  WorkloadFile read(const std::string& display_name) {
+  WorkloadFile read(const std::string& display_name,
+                    const std::optional<std::string>& expected_name = std::nullopt) {
     root_.expect_map();
     root_.allow_keys({"version", "name", "task", "phases", "dataset", "note", "input", "layers"});
     if (auto v = root_.optional("version")) {
@@ -205,6 +210,10 @@ class Reader {
                 std::to_string(models::kWorkloadFileVersion) + ")");
     }
     const std::string name = read_workload_name(root_.required("name"));
+    if (expected_name && name != *expected_name)
+      root_.required("name").fail("is '" + name + "', but a workload file in the data folder is " +
+                                  "named after its workload: rename the file or the workload to '" +
+                                  *expected_name + "'");
     const std::string task = root_.has("task") ? read_name(root_.required("task")) : "custom";
     std::string note;
     if (auto n = root_.optional("note")) note = n->as_string();
@@ -233,7 +242,8 @@ class Reader {
 
     const double input_bytes = read_input(root_.required("input"));
     read_layers(root_.required("layers"));
-    models::GraphWorkload workload(name, task, std::move(graph_), input_bytes, note);
+    models::GraphWorkload workload(name, task, std::move(graph_), input_bytes, note,
+                                   {.phases = phases, .dataset = dataset});
     return WorkloadFile{std::move(workload), std::move(phases), std::move(dataset), display_name};
   }
 
@@ -350,7 +360,8 @@ class Reader {
     try {
       id = build(l, op, name, in);
     } catch (const InputError& e) {
-      l.fail(e.problem());
+      if (e.where()) throw;  // located at one of the layer's keys already
+      l.fail(e.problem());   // a builder's: the layer's inputs do not suit it
     }
     // Every layer made (a block makes several) has a name of its own; the block's name stands
     // for its output.
@@ -513,6 +524,10 @@ bool WorkloadFile::supports(models::Phase phase) const {
   return std::find(phases.begin(), phases.end(), phase) != phases.end();
 }
 
+std::string workload_name(const std::string& value) {
+  return names_workload_file(value) ? add_workload_file(value) : value;
+}
+
 bool names_workload_file(std::string_view value) {
   return value.ends_with(".yaml") || value.ends_with(".yml");
 }
@@ -525,6 +540,60 @@ WorkloadFile parse_workload_file(const std::string& text, const std::string& dis
 WorkloadFile load_workload_file(const std::string& path) {
   const YamlDoc doc = YamlDoc::load(path, kMaxWorkloadFileBytes);
   return Reader(doc.root()).read(path);
+}
+
+namespace {
+
+// A file's identity in the catalog: its canonical path (the path as given if that fails).
+std::string source_of(const std::string& path) {
+  std::error_code ec;
+  std::string source = std::filesystem::weakly_canonical(path, ec).string();
+  return ec ? path : source;
+}
+
+}  // namespace
+
+void add_data_workloads(const std::string& data_dir) {
+  namespace fs = std::filesystem;
+  static std::mutex mutex;
+  static std::set<std::string> done;
+  const std::lock_guard lock(mutex);
+  if (done.contains(data_dir)) return;
+  const fs::path folder = fs::path(data_dir) / "workloads";
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) {
+    done.insert(data_dir);
+    return;
+  }
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (names_workload_file(p.filename().string())) files.push_back(p);
+  }
+  if (ec)
+    throw InputError(SourceLocation{printable(folder.string(), 4096), 0, 0}, "",
+                     "cannot list the workload files: " + ec.message());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& p : files) {
+    const std::string name = p.stem().string();
+    const std::string path = p.string();
+    try {
+      models::add_file_workload(name, source_of(path), [path, name] {
+        const YamlDoc doc = YamlDoc::load(path, kMaxWorkloadFileBytes);
+        return std::move(Reader(doc.root()).read(path, name).workload);
+      });
+    } catch (const InputError& e) {
+      throw InputError(SourceLocation{printable(path, 4096), 0, 0}, "", e.problem());
+    }
+  }
+  done.insert(data_dir);
+}
+
+std::string add_workload_file(const std::string& path) {
+  auto file = std::make_shared<WorkloadFile>(load_workload_file(path));
+  const std::string name = file->workload.name();
+  models::add_file_workload(name, source_of(path), [file] { return file->workload; });
+  return name;
 }
 
 }  // namespace fulcrum::sim

@@ -40,6 +40,22 @@ WorkloadFile load_workload_file(const std::string& path);
 // The same from text in memory; `display_name` appears in errors.
 WorkloadFile parse_workload_file(const std::string& text, const std::string& display_name);
 
+// Adds every workload file of `data_dir`/workloads (*.yaml, *.yml; none if the folder does not
+// exist) to the process-wide workload catalog under its file name's stem, read on first use (its
+// `name` must be that stem: InputError located there otherwise). Once per folder and process;
+// InputError when a stem is a built-in workload's name or the folder cannot be listed.
+void add_data_workloads(const std::string& data_dir);
+
+// Reads the workload file `path` now and adds it to the process-wide catalog under its `name`
+// (nothing happens if the same file is in already); returns the name. InputError for a bad file or
+// a name that a built-in workload or another file has.
+std::string add_workload_file(const std::string& path);
+
+// A workload as a verb's option names it (profile --workloads, predict --workload): a workload
+// file (names_workload_file) is read and added with add_workload_file, and its workload's name
+// returned; any other value is returned as it is (a catalog name, checked by the caller).
+std::string workload_name(const std::string& value);
+
 // Whether a scenario's `workload:` value names a workload file rather than a catalog workload:
 // it ends in ".yaml" or ".yml".
 bool names_workload_file(std::string_view value);

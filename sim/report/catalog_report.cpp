@@ -151,6 +151,10 @@ std::string workloads_json(const WorkloadsReport& report) {
     j.key("inference").value(w.inference_kernels);
     j.key("training").value(w.training_kernels);
     j.end_object();
+    j.key("source").value(w.source);
+    j.key("phases").begin_array();
+    for (const std::string& p : w.phases) j.value(p);
+    j.end_array();
     j.end_object();
   }
   j.end_array();
@@ -175,11 +179,16 @@ std::string workloads_text(const WorkloadsReport& report) {
            fixed(w.training_flops_per_sample / 1e9, 3), fixed(w.inference_kernels, 0),
            fixed(w.training_kernels, 0)});
   }
+  std::string notes;
+  for (const WorkloadRow& w : report.workloads) {
+    if (w.source != "built-in") notes += w.name + ": read from " + w.source + "\n";
+    if (w.phases.size() == 1) notes += w.name + ": " + w.phases[0] + " only\n";
+  }
   TextTable d({"dataset", "samples", "size (GB)", "note"});
   for (const DatasetRow& s : report.datasets) {
     d.add({s.name, fixed(s.samples, 0), s.bytes ? fixed(*s.bytes / 1e9, 3) : "-", s.note});
   }
-  return t.str() + "\n" + d.str();
+  return t.str() + notes + "\n" + d.str();
 }
 
 }  // namespace fulcrum::sim

@@ -39,6 +39,8 @@ struct WorkloadRow {
   double training_flops_per_sample = 0;  // forward + backward + update
   double inference_kernels = 0;          // launches per minibatch
   double training_kernels = 0;
+  std::string source = "built-in";  // or the workload file it was read from
+  std::vector<std::string> phases = {"training", "inference"};  // what a scenario may run
 };
 struct DatasetRow {
   std::string name;
@@ -52,10 +54,12 @@ struct WorkloadsReport {
 };
 
 // {"workloads": [{"name", "task", "parameters", "forward_flops_per_sample",
-// "training_flops_per_sample", "kernels_per_minibatch": {"inference", "training"}}],
+// "training_flops_per_sample", "kernels_per_minibatch": {"inference", "training"}, "source",
+// "phases"}],
 //  "datasets": [{"name", "samples", "bytes", "note"}]}
 std::string workloads_json(const WorkloadsReport& report);
-// The workloads table, a blank line, the datasets table.
+// The workloads table, a blank line, the datasets table; below the workloads, one line per workload
+// read from a file ("name: path") and per workload for one phase only.
 std::string workloads_text(const WorkloadsReport& report);
 
 }  // namespace fulcrum::sim

@@ -96,6 +96,19 @@ TEST_CASE("an imported ONNX model is a workload file that costs what the built-i
     CHECK(a.bytes == Approx(b.bytes).epsilon(0.01));
     CHECK(a.kernels == b.kernels);
   }
+  // A scenario names the file as its workload, for training and for an inference stream.
+  dir.write("s.yaml",
+            "version: 1\nname: imported\nduration_s: 30\n"
+            "device: {model: orin-agx-64gb, power_mode: MAXN}\n"
+            "training: {workload: r18.yaml, dataset: gld23k, batch_size: 16}\n"
+            "inference:\n"
+            "  - {name: r, workload: r18.yaml, batch_size: 8, arrivals: {process: fixed, "
+            "rate_per_s: 20}}\n");
+  const Outcome run = fulcrum_in(dir, "run s.yaml --out out -q");
+  INFO(run.err);
+  CHECK(run.status == 0);
+  CHECK(slurp(dir.path() / "out" / "summary.json").find("\"throughput_per_s\"") !=
+        std::string::npos);
   // Run again, it replaces its own earlier output; never a file of the user's.
   CHECK(fulcrum_in(dir, "workloads --import '" + model + "' --name r --out r18.yaml").status == 0);
   dir.write("mine.yaml", "name: not an import\n");
