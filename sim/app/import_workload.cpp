@@ -6,6 +6,7 @@
 #include "models/error.hpp"
 #include "models/onnx/onnx_import.hpp"
 #include "models/workload/graph_workload.hpp"
+#include "models/workload/workload_catalog.hpp"
 #include "models/workload/workload_file.hpp"
 #include "sim/app/profiling.hpp"
 #include "sim/config/input_text.hpp"
@@ -32,6 +33,14 @@ void check_name(const std::string& name) {
                          "starting with a letter or digit)");
   if (names_workload_file(name))
     throw InputError(std::nullopt, "--name", "a workload name cannot end in .yaml or .yml");
+  // A scenario could not use the file: the catalog refuses a file that takes a built-in's name.
+  const models::WorkloadCatalog& catalog = models::workload_catalog();
+  const std::vector<std::string> names = catalog.names();
+  if (std::find(names.begin(), names.end(), name) != names.end() &&
+      catalog.source(name) == models::WorkloadCatalog::kBuiltIn)
+    throw InputError(
+        std::nullopt, "--name",
+        "'" + name + "' is a built-in workload's name; the file needs a name of its own");
 }
 
 // Layer names are the model's node names, which ONNX does not constrain; the workload file

@@ -3,10 +3,9 @@
 // (100 requests/s, batches of 8) on Orin AGX at MAXN for 600 simulated seconds, the default
 // performance model. The imported graph is written by `fulcrum workloads --import` (app layer)
 // as a workload file and read back, as a scenario gets it. Argument 0: built-in; 1: imported.
-// The imported workload is named "resnet18" like the built-in one, so that the performance model
-// (which looks up the fitted parameters of a workload, and the layer graph of one it was not
-// fitted on, by name in the catalog) predicts both alike: the runs differ only in the workload
-// object the runtime and the backend read.
+// The imported workload is run under the name "resnet18" like the built-in one, so that the
+// performance model (which looks up a workload's fitted parameters by name) predicts both alike:
+// the runs differ only in the workload object the runtime and the backend read.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -58,10 +57,10 @@ void BM_Run_imported_workload(benchmark::State& state) {
   const fs::path dir =
       fs::temp_directory_path() / ("fulcrum-import-bench-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const fs::path file = dir / "resnet18.yaml";
+  const fs::path file = dir / "resnet18-onnx.yaml";
   sim::app::import_workload({.model = std::string(FULCRUM_DATA_DIR) + "/onnx/resnet18.onnx",
                              .input_shapes = {},
-                             .name = "resnet18",
+                             .name = "resnet18-onnx",
                              .out = file});
   const sim::WorkloadFile workload_file = sim::load_workload_file(file.string());
   fs::remove_all(dir);
@@ -70,9 +69,13 @@ void BM_Run_imported_workload(benchmark::State& state) {
       sim::load_device_catalog(std::string(FULCRUM_DATA_DIR) + "/devices");
   const sim::LoadedScenario loaded = sim::parse_scenario(kScenario, "bench.yaml");
   sim::ResolvedScenario resolved = sim::resolve(loaded, devices);
+  // The imported graph under the built-in's name (see the header comment).
+  const models::GraphWorkload renamed("resnet18", workload_file.workload.task(),
+                                      workload_file.workload.layers(),
+                                      workload_file.workload.input_bytes_per_sample());
   if (imported) {
-    resolved.training_workload = &workload_file.workload;
-    resolved.inference_workloads = {&workload_file.workload};
+    resolved.training_workload = &renamed;
+    resolved.inference_workloads = {&renamed};
   }
   const std::unique_ptr<models::PerfModel> model =
       sim::load_perf_model(resolved.scenario.device.perf_model, FULCRUM_DATA_DIR, *resolved.device);

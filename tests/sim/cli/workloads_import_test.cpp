@@ -173,6 +173,8 @@ TEST_CASE("a bad ONNX model is refused with one line, exit 2 and nothing written
        {"workloads --import dynamic.onnx --out x.yaml", "workloads --import dynamic.onnx --name m",
         "workloads --name m", "workloads --import dynamic.onnx --name m --out x.txt",
         "workloads --import dynamic.onnx --name 'a b' --out x.yaml",
+        "workloads --import dynamic.onnx --name resnet18 --out x.yaml",
+        "workloads --import dynamic.onnx --name m --out x.yaml --json",
         "workloads --import dynamic.onnx --input-shape 3xAx4 --name m --out x.yaml"}) {
     INFO(args);
     const Outcome o = fulcrum_in(dir, args);
