@@ -97,6 +97,14 @@ std::string WorkloadCatalog::source(std::string_view name) const {
   return known_entry(name).source;
 }
 
+std::optional<std::string> WorkloadCatalog::name_from(std::string_view source) const {
+  const std::shared_lock lock(mutex_);
+  for (const auto& [name, e] : workloads_) {
+    if (e->source == source) return name;
+  }
+  return std::nullopt;
+}
+
 double WorkloadCatalog::macs_per_sample(std::string_view name) const {
   return graph_workload(name).macs_per_sample();
 }

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <string>
@@ -47,6 +48,8 @@ class WorkloadCatalog {
            std::function<GraphWorkload()> build);
   // Where a workload comes from: kBuiltIn, or the file it was added from (InputError if unknown).
   std::string source(std::string_view name) const;
+  // The name of the workload added from the file `source`, if any.
+  std::optional<std::string> name_from(std::string_view source) const;
   static constexpr const char* kBuiltIn = "built-in";
 
   // Multiply-accumulates of one forward pass of one sample (InputError if unknown).

@@ -12,6 +12,7 @@
 #include "sim/app/version.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/perf_model_loader.hpp"
+#include "sim/config/workload_file_loader.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/output_writer.hpp"
 #include "sim/report/publication_step.hpp"
@@ -58,6 +59,7 @@ RunPlan RunPlan::load(const PlanRequest& request) {
   RunPlan p;
   p.scenario_path_ = request.scenario_path;
   p.data_dir_ = request.data_dir;
+  add_data_workloads(request.data_dir);  // the plan's data folder's workload files, by name
   LoadedScenario loaded = load_scenario_with_sources(request.scenario_path, request.overrides);
   if (request.seed) loaded.scenario.seed = *request.seed;
   p.devices_ = std::make_shared<const models::DeviceCatalog>(

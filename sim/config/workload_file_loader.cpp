@@ -590,9 +590,16 @@ void add_data_workloads(const std::string& data_dir) {
 }
 
 std::string add_workload_file(const std::string& path) {
+  // A file already in the catalog (read by an earlier scenario, or one of the data folder's) is
+  // not read here again: its entry is never replaced, and a study loads a scenario many times.
+  const std::string source = source_of(path);
+  if (std::optional<std::string> known = models::workload_catalog().name_from(source)) {
+    models::workload_catalog().get(*known);  // a data-folder file is read (and checked) now
+    return *known;
+  }
   auto file = std::make_shared<WorkloadFile>(load_workload_file(path));
   const std::string name = file->workload.name();
-  models::add_file_workload(name, source_of(path), [file] { return file->workload; });
+  models::add_file_workload(name, source, [file] { return file->workload; });
   return name;
 }
 

@@ -336,14 +336,37 @@ std::vector<std::pair<double, double>> item_durations(const fs::path& csv,
 }  // namespace
 
 TEST_CASE("every shipped scenario has checks here", "[scenarios]") {
-  const std::set<std::string> checked{
-      "quickstart",  "native",       "sequential",   "mode-30w",       "poisson",
-      "two-streams", "trace-replay", "unstable-bs1", "measured-modes", "optimize-measured"};
+  const std::set<std::string> checked{"quickstart",        "native",       "sequential",
+                                      "mode-30w",          "poisson",      "two-streams",
+                                      "trace-replay",      "unstable-bs1", "measured-modes",
+                                      "optimize-measured", "own-model"};
   std::set<std::string> shipped;
   for (const auto& e : fs::directory_iterator(fs::path(FULCRUM_SOURCE_DIR) / "scenarios")) {
     if (e.path().extension() == ".yaml") shipped.insert(e.path().stem().string());
   }
   CHECK(shipped == checked);
+}
+
+TEST_CASE(
+    "own-model: a workload file trains by path, and ResNet-18 read from a file costs what the "
+    "built-in one does",
+    "[scenarios]") {
+  const Ran r("own-model");
+  check_invariants(r);
+  const RunResult& res = r.result();
+  CHECK(r.scenario().training->workload == "cifar-convnet");
+  REQUIRE(res.training.has_value());
+  CHECK(res.training->minibatches > 0);
+  REQUIRE(res.inference.size() == 1);
+  CHECK(res.inference[0].stable);
+  const Ran built_in("own-model", {"inference[0].workload=resnet18"});
+  CHECK(r.inference_ms(0) == built_in.inference_ms(0));
+  CHECK(res.inference[0].gpu_busy_s == built_in.result().inference[0].gpu_busy_s);
+  CHECK(res.inference[0].latency->max_ms == built_in.result().inference[0].latency->max_ms);
+  // Training as in the closed form of windowed sharing: n minibatches after each batch.
+  const double window_ms = 8 * 1000.0 / 50;
+  const double n = std::floor((window_ms - r.inference_ms(0)) / r.training_ms());
+  CHECK(res.training->minibatches == Approx(n * res.inference[0].batches).margin(n));
 }
 
 TEST_CASE(

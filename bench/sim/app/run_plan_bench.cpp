@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "models/workload/architectures.hpp"
 #include "sim/app/run_plan.hpp"
+#include "sim/config/workload_file_loader.hpp"
 #include "sim/report/interrupt.hpp"
 #include "sim/report/output_writer.hpp"
 
@@ -104,5 +107,55 @@ void BM_Run_quickstart_published(benchmark::State& state) {
   fs::remove_all(out, ec);
 }
 BENCHMARK(BM_Run_quickstart_published)->Unit(benchmark::kMillisecond);
+
+// A workload read from a file against the built-in one of the same graph: ResNet-18 training
+// beside a ResNet-18 inference stream (scenarios/own-model.yaml, 120 s simulated), both from
+// models/data/workloads/resnet18-file.yaml or both the built-in resnet18. Each iteration loads
+// the plan (scenario, catalogs, model; a workload file is read once per process, as in a study)
+// and simulates it.
+void load_and_simulate(benchmark::State& state, const std::vector<std::string>& overrides) {
+  const std::string scenario = std::string(FULCRUM_SOURCE_DIR) + "/scenarios/own-model.yaml";
+  std::uint64_t events = 0;
+  for (auto _ : state) {
+    const fulcrum::sim::app::RunPlan plan =
+        fulcrum::sim::app::RunPlan::load({.scenario_path = scenario,
+                                          .overrides = overrides,
+                                          .data_dir = std::string(FULCRUM_DATA_DIR)});
+    const fulcrum::sim::RunResult result = plan.simulate();
+    events += result.events_processed;
+    benchmark::DoNotOptimize(result.power.energy_j);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(events));
+}
+
+void BM_Run_resnet18_from_file(benchmark::State& state) {
+  load_and_simulate(state, {"training.workload=../models/data/workloads/resnet18-file.yaml",
+                            "inference[0].workload=resnet18-file"});
+}
+BENCHMARK(BM_Run_resnet18_from_file)->Unit(benchmark::kMillisecond);
+
+void BM_Run_resnet18_built_in(benchmark::State& state) {
+  load_and_simulate(state, {"training.workload=resnet18", "inference[0].workload=resnet18"});
+}
+BENCHMARK(BM_Run_resnet18_built_in)->Unit(benchmark::kMillisecond);
+
+// What the file costs once: reading and checking resnet18-file.yaml into its graph, against
+// building the built-in graph.
+void BM_Workload_resnet18_read_from_file(benchmark::State& state) {
+  const std::string path = std::string(FULCRUM_DATA_DIR) + "/workloads/resnet18-file.yaml";
+  for (auto _ : state) {
+    const fulcrum::sim::WorkloadFile f = fulcrum::sim::load_workload_file(path);
+    benchmark::DoNotOptimize(f.workload.parameters());
+  }
+}
+BENCHMARK(BM_Workload_resnet18_read_from_file)->Unit(benchmark::kMicrosecond);
+
+void BM_Workload_resnet18_built(benchmark::State& state) {
+  for (auto _ : state) {
+    const fulcrum::models::GraphWorkload w = fulcrum::models::architectures::resnet18();
+    benchmark::DoNotOptimize(w.parameters());
+  }
+}
+BENCHMARK(BM_Workload_resnet18_built)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

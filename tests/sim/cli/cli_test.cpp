@@ -628,3 +628,183 @@ TEST_CASE("a verb whose standard output cannot be written says so and does not e
     CHECK_THAT(slurp(err), Catch::Contains("cannot write to standard output"));
   }
 }
+
+namespace {
+
+// A small convnet as a workload file (docs/SCENARIOS.md, "The workload file").
+const char* kNetFile = R"(version: 1
+name: cli-net
+task: classification
+dataset: cifar10
+input: {shape: [3, 32, 32]}
+layers:
+  - {name: conv, op: conv2d, out_channels: 16, kernel: 3, padding: 1}
+  - {name: bn, op: batchnorm}
+  - {name: relu, op: activation, function: relu}
+  - {name: pool, op: global_avg_pool}
+  - {name: flat, op: flatten}
+  - {name: fc, op: linear, out_features: 10}
+)";
+
+// Training the file's workload (by path, relative to the scenario) at MAXN, batch 16.
+const char* kFileScenario = R"(version: 1
+name: cli-file
+duration_s: 20
+device: {model: orin-agx-64gb, power_mode: MAXN}
+training: {workload: net.yaml, dataset: cifar10, batch_size: 16}
+)";
+
+// A data folder like the shipped one (the same sub-folders, linked) with its own workloads/.
+fs::path data_folder_with(const Sandbox& box, const std::string& folder) {
+  const fs::path data = box.dir / folder;
+  fs::create_directories(data / "workloads");
+  for (const auto& entry : fs::directory_iterator(FULCRUM_DATA_DIR)) {
+    if (entry.path().filename() != "workloads")
+      fs::create_directory_symlink(entry.path(), data / entry.path().filename());
+  }
+  return data;
+}
+
+}  // namespace
+
+TEST_CASE("a scenario names a workload file by path and runs it as any workload", "[cli][wfile]") {
+  Sandbox box;
+  box.write("net.yaml", kNetFile);
+  const std::string scenario = box.write("s.yaml", kFileScenario);
+  const Outcome o =
+      box.fulcrum("run " + quote(scenario) + " -q --out " + quote((box.dir / "out").string()));
+  INFO(o.err);
+  REQUIRE(o.status == 0);
+  const auto summary = parse_json(slurp(box.dir / "out" / "summary.json"));
+  const auto& training = summary.at("training");
+  CHECK(training.at("workload").text == "cli-net");
+  const double minibatches = training.at("minibatches").number;
+  CHECK(minibatches > 0);
+  // No fitted parameters for it: the device's model derives them from its layer graph and says
+  // the figures are extrapolated, as for a catalog workload without a fit.
+  CHECK(summary.at("perf_model").text == "analytic-modes");
+  CHECK(training.at("provenance").at("extrapolated").number == minibatches);
+
+  // Profiled (here on the sim backend), the workload runs on its own measurement.
+  const std::string profile = (box.dir / "net.csv").string();
+  const Outcome p = box.fulcrum("profile --workloads " + quote((box.dir / "net.yaml").string()) +
+                                " --phases training --batch-sizes 16 --modes MAXN --backend sim"
+                                " --out " +
+                                quote(profile));
+  INFO(p.err);
+  REQUIRE(p.status == 0);
+  CHECK(slurp(profile).find("\ncli-net,random,train,16,") != std::string::npos);
+  const Outcome t =
+      box.fulcrum("run " + quote(scenario) + " -q --out " + quote((box.dir / "out2").string()) +
+                  " --set 'device.perf_model={table: net.csv}'");
+  INFO(t.err);
+  REQUIRE(t.status == 0);
+  const auto measured = parse_json(slurp(box.dir / "out2" / "summary.json")).at("training");
+  CHECK(measured.at("minibatches").number > 0);
+  CHECK(measured.at("provenance").at("measured").number == measured.at("minibatches").number);
+
+  // A file for inference only cannot be trained.
+  box.write("infer.yaml", std::string(kNetFile) + "phases: [inference]\n");
+  const Outcome i =
+      box.fulcrum("run " + quote(scenario) + " -q --set training.workload=infer.yaml");
+  CHECK(i.status == 2);
+  CHECK(i.err ==
+        "--set: training.workload: workload 'cli-net' is not for training (its file says phases: "
+        "[inference])\n");
+}
+
+TEST_CASE("each bad workload file is one located line and exit 2, from workloads and from run",
+          "[cli][wfile]") {
+  Sandbox box;
+  const std::string scenario = box.write("s.yaml", kFileScenario);
+  const std::string head = "version: 1\nname: bad\ninput: {shape: [3, 32, 32]}\nlayers:\n";
+  const std::string conv = "  - {name: c, op: conv2d, out_channels: 8, kernel: 3}\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"  - {name: c, op: conv3d}\n", ":5:19: layers[0].op: unknown op 'conv3d'"},
+      {conv + "  - {name: a, op: add, inputs: [c, nothere]}\n",
+       ":6:36: layers[1].inputs[1]: unknown layer 'nothere'"},
+      {conv + "  - {name: a, op: add, inputs: [c]}\n",
+       ":6:5: layers[1]: add takes 2 inputs, got 1"},
+      {conv + "  - {name: a, op: add, inputs: [c, input]}\n",
+       ":6:5: layers[1]: layer 'a': add of mismatched shapes [8, 30, 30] and [3, 32, 32]"},
+      {"  - {name: c, op: conv2d, out_channels: -8, kernel: 3}\n",
+       ":5:41: layers[0].out_channels: must be an integer in 1..1073741824, got -8"},
+      {"  - {name: c, op: conv2d, inputs: d, out_channels: 8, kernel: 3}\n"
+       "  - {name: d, op: conv2d, inputs: c, out_channels: 8, kernel: 3}\n",
+       ":5:35: layers[0].inputs: layer 'd' comes later in the file"},
+      {conv + "  - {name: c, op: batchnorm}\n",
+       ":6:12: layers[1].name: layer name 'c' is used twice"},
+  };
+  int n = 0;
+  for (const auto& [layers, expected] : cases) {
+    const std::string file = "bad" + std::to_string(n++) + ".yaml";
+    const std::string path = box.write(file, head + layers);
+    INFO(layers);
+    const Outcome w = box.fulcrum("workloads " + quote(path));
+    CHECK(w.status == 2);
+    CHECK(w.out.empty());
+    CHECK(count_lines(w.err) == 1);
+    CHECK(w.err.rfind(path + expected, 0) == 0);
+    const Outcome r = box.fulcrum("run " + quote(scenario) + " -q --set training.workload=" + file);
+    CHECK(r.status == 2);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.err.rfind(path + expected, 0) == 0);
+  }
+  // A file that is not there is named at the scenario's key.
+  const Outcome missing = box.fulcrum("run " + quote(scenario) + " -q");
+  CHECK(missing.status == 2);
+  CHECK(missing.err == scenario + ":5:22: training.workload: cannot open workload file '" +
+                           (box.dir / "net.yaml").string() + "': no such file\n");
+}
+
+TEST_CASE("the data folder's workload files join the catalog under their names", "[cli][wfile]") {
+  Sandbox box;
+  const fs::path data = data_folder_with(box, "data");
+  std::ofstream(data / "workloads" / "cli-net.yaml") << kNetFile;
+  const std::string env = "FULCRUM_DATA_DIR=" + quote(data.string());
+  const Outcome list = box.fulcrum("workloads", env);
+  INFO(list.err);
+  REQUIRE(list.status == 0);
+  CHECK(list.out.find("\ncli-net ") != std::string::npos);
+  CHECK(list.out.find("\nresnet50 ") != std::string::npos);
+  CHECK(list.out.find("cli-net: read from ") != std::string::npos);
+  const auto json = parse_json(box.fulcrum("workloads --json", env).out);
+  bool seen = false;
+  for (const auto& w : json.at("workloads").items) {
+    if (w.at("name").text == "cli-net") {
+      seen = true;
+      CHECK(w.at("source").text ==
+            fs::weakly_canonical(data / "workloads" / "cli-net.yaml").string());
+    } else {
+      CHECK(w.at("source").text == "built-in");
+    }
+  }
+  CHECK(seen);
+  // A scenario names it like a built-in one.
+  const std::string scenario =
+      box.write("s.yaml", std::string(kFileScenario)
+                              .replace(std::string(kFileScenario).find("net.yaml"), 8, "cli-net"));
+  const Outcome run =
+      box.fulcrum("run " + quote(scenario) + " -q --out " + quote((box.dir / "out").string()), env);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  CHECK(
+      parse_json(slurp(box.dir / "out" / "summary.json")).at("training").at("minibatches").number >
+      0);
+
+  // A file in the data folder is named after its workload; a built-in name is refused.
+  const fs::path other = data_folder_with(box, "other");
+  std::ofstream(other / "workloads" / "renamed.yaml") << kNetFile;
+  const std::string other_env = "FULCRUM_DATA_DIR=" + quote(other.string());
+  const Outcome wrong = box.fulcrum("workloads", other_env);
+  CHECK(wrong.status == 2);
+  CHECK(wrong.err == (other / "workloads" / "renamed.yaml").string() +
+                         ":2:7: name: is 'cli-net', but a workload file in the data folder is "
+                         "named after its workload: rename the file or the workload to "
+                         "'renamed'\n");
+  fs::remove(other / "workloads" / "renamed.yaml");
+  std::ofstream(other / "workloads" / "resnet18.yaml") << kNetFile;
+  const Outcome builtin = box.fulcrum("workloads", other_env);
+  CHECK(builtin.status == 2);
+  CHECK_THAT(builtin.err, Catch::Contains("has the name of a built-in workload"));
+}

@@ -8,6 +8,7 @@
 #include "models/workload/workload_catalog.hpp"
 #include "sim/config/workload_file_loader.hpp"
 #include "tests/input_error.hpp"
+#include "tests/temp_dir.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::sim;
@@ -305,4 +306,18 @@ TEST_CASE("The catalog takes a file's workload once, and never under a name alre
   CHECK(error_of([&] { catalog.add("resnet18", "/b/r.yaml", build); }).problem() ==
         "workload 'resnet18' of /b/r.yaml has the name of a built-in workload; give it another "
         "name");
+}
+
+TEST_CASE("The example of docs/SCENARIOS.md, \"The workload file\", reads", "[workload_file]") {
+  const std::string doc =
+      fulcrum::testing::slurp(std::string(FULCRUM_SOURCE_DIR) + "/docs/SCENARIOS.md");
+  const auto start = doc.find("```yaml\nversion: 1\nname: tiny-attention");
+  REQUIRE(start != std::string::npos);
+  const auto begin = start + 8;
+  const std::string text = doc.substr(begin, doc.find("```", begin) - begin);
+  const WorkloadFile f = parse_workload_file(text, "SCENARIOS.md");
+  const LayerGraph& g = f.workload.layers();
+  CHECK(g.layer(g.size() - 2).name == "mish");
+  CHECK(g.layer(g.size() - 2).elementwise_ops == 64 * 128 * 6);
+  CHECK(g.shape(g.size() - 1) == models::Shape{64, 10});
 }
