@@ -184,7 +184,7 @@ TEST_CASE("a bad ONNX model is refused with one line, exit 2 and nothing written
   }
 }
 
-TEST_CASE("the fulcrum executable links no ONNX library; the importer is a plugin it opens",
+TEST_CASE("the fulcrum executable links no ONNX library, the importer is a plugin it opens",
           "[cli][onnx]") {
   TempDir dir;
   if (std::system("command -v readelf >/dev/null 2>&1") == 0) {
