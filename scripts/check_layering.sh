@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 # models <- backends <- sim. Inside models/ the sub-libraries follow models/CMakeLists.txt;
 # inside sim/ they follow sim/CMakeLists.txt (engine is domain-free and includes only itself).
 # models_all is every folder of models/: a new one goes here and gets a row of its own.
-models_all="models models/random models/io models/device models/workload models/perf models/learn models/pipeline"
+models_all="models models/random models/io models/device models/workload models/perf models/learn models/pipeline models/onnx models/onnx/plugin"
 declare -A may_include=(
   [models]="models"
   [models/random]="models models/random"
@@ -26,6 +26,8 @@ declare -A may_include=(
   [models/perf]="models models/random models/io models/device models/workload models/perf"
   [models/learn]="models models/random models/device models/workload models/perf models/learn"
   [models/pipeline]="models models/random models/device models/perf models/pipeline"
+  [models/onnx]="models models/workload models/onnx"
+  [models/onnx/plugin]="models models/workload models/onnx models/onnx/plugin"
 
   [backends]="$models_all backends backends/cuda"
   [backends/hardware]="$models_all backends backends/hardware"

@@ -12,22 +12,30 @@
 #                                     and builds `import fulcrum`, and ctest runs its pytest suite
 #   scripts/install-deps.sh --mpi     OpenMPI (docs/MPI.md): the build finds it and makes the MPI
 #                                     plugin, and ctest runs its `mpirun -n 3` tests
+#   scripts/install-deps.sh --onnx-export  the packages scripts/export_onnx.py needs to export the
+#                                     torchvision models of models/data/onnx/ again (PyTorch;
+#                                     large, and not needed to build or test)
 # CI runs the default, --python and --mpi; without the --python or --mpi packages the build and
-# tests pass without the Python package or the MPI plugin.
+# tests pass without the Python package or the MPI plugin. The default includes libonnx-dev and
+# libprotobuf-dev (small), with which the build has the ONNX importer (`fulcrum workloads
+# --import`); without them it builds and passes its tests without it.
 set -euo pipefail
 
 build_packages=(g++ cmake ninja-build make libboost-graph-dev libboost-program-options-dev
-                libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3 clang-format)
+                libeigen3-dev libyaml-cpp-dev catch2 libbenchmark-dev python3 clang-format
+                libonnx-dev libprotobuf-dev)
 plot_packages=(python3 python3-matplotlib)
 python_packages=(python3 python3-dev python3-pybind11 python3-numpy python3-pandas python3-pytest)
 mpi_packages=(openmpi-bin libopenmpi-dev)
+onnx_export_packages=(python3 python3-torch python3-torchvision)
 
 case "${1:-}" in
   "") packages=("${build_packages[@]}") ;;
   --plots) packages=("${plot_packages[@]}") ;;
   --python) packages=("${python_packages[@]}") ;;
   --mpi) packages=("${mpi_packages[@]}") ;;
-  *) echo "usage: scripts/install-deps.sh [--plots|--python|--mpi]" >&2; exit 2 ;;
+  --onnx-export) packages=("${onnx_export_packages[@]}") ;;
+  *) echo "usage: scripts/install-deps.sh [--plots|--python|--mpi|--onnx-export]" >&2; exit 2 ;;
 esac
 
 missing=()
