@@ -1,6 +1,8 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -157,6 +159,36 @@ TEST_CASE("a sweep with nn and powertrain gives the same bytes on 1 and 2 thread
     CHECK(counts.size() <= 2);  // 7 sampled, plus the verified prediction unless it was sampled
   }
   CHECK(found > 0);
+}
+
+TEST_CASE("the paper-scale sweep and its subsample have the sizes and strategies they quote",
+          "[sweep]") {
+  const std::string dir = std::string(FULCRUM_SOURCE_DIR) + "/scenarios/sweeps/";
+  const SweepSpec whole = load_sweep(dir + "paper-scale.yaml", known());
+  const SweepSpec sample = load_sweep(dir + "paper-sample.yaml", known());
+  CHECK(whole.configurations() == 293888);
+  CHECK(sample.configurations() == 12096);
+  CHECK(whole.workloads.size() == 32);
+  CHECK(whole.arrivals.size() == 14);
+  const std::vector<std::string> eleven = {"maxn", "presets", "random", "binary",
+                                           "gmd",  "gmd+",    "nn",     "powertrain",
+                                           "als",  "prior",   "oracle"};
+  for (const SweepSpec* s : {&whole, &sample}) {
+    std::vector<std::string> names;
+    for (const StrategyEntry& e : s->strategies) names.push_back(e.name);
+    CHECK(names == eleven);
+  }
+  // The subsample: the same sets, arrivals and seed; 3 of the 16 latency and 9 of the 41 power
+  // budgets.
+  CHECK(sample.workloads.size() == whole.workloads.size());
+  CHECK(sample.arrivals.size() == whole.arrivals.size());
+  CHECK(sample.seed == whole.seed);
+  CHECK(sample.latency_budgets_s.size() == 3);
+  CHECK(sample.power_budgets_w.size() == 9);
+  for (double l : sample.latency_budgets_s) {
+    CHECK(std::count_if(whole.latency_budgets_s.begin(), whole.latency_budgets_s.end(),
+                        [&](double w) { return std::abs(w - l) < 1e-9; }) == 1);
+  }
 }
 
 TEST_CASE("the small sweep CI runs", "[sweep]") {
