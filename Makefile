@@ -41,7 +41,8 @@ plots:
 	$(PLOT_PYTHON) scripts/plot.py "$(OUT)" $(PLOT_ARGS)
 
 # The small sweep (scenarios/sweeps/small.yaml; SWEEP=FILE for another) into CSV, and its figures
-# (scripts/sweep_plots.py: strategy comparison and a throughput-power front) beside it.
+# (scripts/sweep_plots.py: strategy comparison, objective ratio against modes profiled, and a
+# throughput-power front) beside it; PLOT_ARGS="--format png,pdf" for vector PDFs as well.
 SWEEP ?= scenarios/sweeps/small.yaml
 CSV ?= out/sweep-small.csv
 sweep: build

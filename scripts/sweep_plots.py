@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """Figures of a `fulcrum sweep` CSV: the strategy comparison and a throughput-power front.
 
-    python3 scripts/sweep_plots.py SWEEP.csv [--figures DIR] [--format png|pdf|svg]
+    python3 scripts/sweep_plots.py SWEEP.csv [--figures DIR] [--format png|pdf|svg[,...]]
                                    [--workloads SET] [--arrival A] [--latency L]
 
 (`make sweep-plots CSV=FILE` installs matplotlib from Debian and runs this with /usr/bin/python3.)
-Writes into --figures (default: the CSV's folder):
+Writes into --figures (default: the CSV's folder), in each format given (`--format png,pdf`: both,
+the PDF as vector graphics for a paper):
   strategies.<fmt>  per strategy, over the configurations with a feasible optimum: the share where
                     it met both budgets, mean and 5th-percentile objective / oracle's (0 where it
                     missed a budget), and the mean modes profiled per configuration (log scale;
                     the oracle, which profiles nothing, gets a note instead of a bar)
+  tradeoff.<fmt>    per strategy, the mean objective / oracle's (filled marker) and its 5th
+                    percentile (open marker, joined by a line) against the mean modes profiled
+                    per configuration (log axis); one marker shape per strategy; the oracle,
+                    which profiles nothing, as the dashed line at 1
   front.<fmt>       for one workload set, arrival case and latency budget (default: the first
                     set and arrival case in the CSV, the largest latency budget): the oracle's objective against the power budget -- the
                     best throughput the device can give at each budget, its throughput-power
@@ -52,11 +57,44 @@ def summarise(rows):
     return out
 
 
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*", "h", "p"]
+
+
+def tradeoff(plt, summary, configurations, title, figures, save):
+    """Objective / oracle's against modes profiled per configuration, one marker per strategy."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    profiled = [n for n in summary if summary[n]["mean_modes"] > 0]
+    for k, name in enumerate(profiled):
+        s = summary[name]
+        marker = MARKERS[k % len(MARKERS)]
+        color = f"C{k % 10}"
+        ax.plot([s["mean_modes"]] * 2, [s["p5"], s["mean"]], color=color, linewidth=0.8,
+                alpha=0.6)
+        ax.plot(s["mean_modes"], s["mean"], marker=marker, color=color, linestyle="",
+                markersize=8, label=f"{name} ({s['met_pct']:.1f}% met)")
+        ax.plot(s["mean_modes"], s["p5"], marker=marker, color=color, linestyle="",
+                markersize=7, markerfacecolor="none")
+    if any(summary[n]["mean_modes"] == 0 for n in summary):
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=1,
+                   label="oracle (reads the truth, profiles nothing)")
+    ax.set_xscale("log")
+    ax.set_xlabel("power modes profiled per configuration (mean, log scale)")
+    ax.set_ylabel("training objective / oracle's (ratio)")
+    ax.set_ylim(-0.03, 1.08)
+    ax.grid(alpha=0.3, which="both")
+    ax.set_title(f"{title}: {configurations} configurations; filled: mean, open: 5th percentile",
+                 fontsize=9)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.tight_layout()
+    save(fig, "tradeoff")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("csv")
     ap.add_argument("--figures")
-    ap.add_argument("--format", default="png", choices=["png", "pdf", "svg"])
+    ap.add_argument("--format", default="png",
+                    help="png, pdf or svg, or several separated by commas (png,pdf)")
     ap.add_argument("--workloads")
     ap.add_argument("--arrival")
     ap.add_argument("--latency")
@@ -65,6 +103,18 @@ def main():
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    formats = [f for f in args.format.split(",") if f]
+    bad = [f for f in formats if f not in ("png", "pdf", "svg")]
+    if bad or not formats:
+        sys.exit(f"sweep_plots: --format: expected png, pdf or svg (comma-separated), got "
+                 f"'{args.format}'")
+
+    def save(fig, stem):
+        for fmt in formats:
+            path = os.path.join(figures, f"{stem}.{fmt}")
+            fig.savefig(path, dpi=150, bbox_inches="tight")
+            print(f"wrote {path}")
 
     rows = read_rows(args.csv)
     if not rows:
@@ -110,9 +160,9 @@ def main():
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(f"{os.path.basename(args.csv)}: {len(rows) // max(len(names), 1)} configurations")
     fig.tight_layout()
-    path = os.path.join(figures, f"strategies.{args.format}")
-    fig.savefig(path, dpi=150, bbox_inches="tight")
-    print(f"wrote {path}")
+    save(fig, "strategies")
+    tradeoff(plt, summary, len(rows) // max(len(names), 1), os.path.basename(args.csv), figures,
+             save)
 
     workloads = args.workloads or rows[0]["workloads"]
     arrival = args.arrival or rows[0]["arrival_per_s"]
@@ -135,7 +185,7 @@ def main():
             label="oracle (front)")
     # Strategies often reach the same value at the same budget: each gets its own marker shape
     # and a small sideways offset (a fraction of the budgets' spacing), so none hides another.
-    markers = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*"]
+    markers = MARKERS
     strategies = [n for n in by_strategy if n != "oracle"]
     gaps = [b - a for a, b in zip(xs, xs[1:]) if b > a]
     spread = 0.3 * (min(gaps) if gaps else 1.0)
@@ -152,9 +202,7 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
-    path = os.path.join(figures, f"front.{args.format}")
-    fig.savefig(path, dpi=150, bbox_inches="tight")
-    print(f"wrote {path}")
+    save(fig, "front")
 
 
 if __name__ == "__main__":

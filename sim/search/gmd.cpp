@@ -336,7 +336,10 @@ class Gmd : public Strategy {
     if (best) return choice_from(best, tries);
 
     // Backtracking: the modes stable at b in increasing t_in, tried at each smaller batch size
-    // (largest first); a failed probe is a try, and the tries stop at 25.
+    // (largest first); a failed probe is a try. Each probe is evaluated first: one that meets
+    // every constraint answers with the tries so far (25 included); a failed one at 25 tries or
+    // more ends the search, reported as 25. With the reference's batch sizes the MAXN checks and
+    // the loop leave at most 5 + 19 = 24 tries, so backtracking always gets to probe.
     std::vector<std::size_t> stable;
     const double a = judged.streams[0].arrival_per_s;
     for (std::size_t i = 0; i < descent.visited().size(); ++i) {
@@ -348,12 +351,12 @@ class Gmd : public Strategy {
     for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
       if (*it >= b) continue;
       for (std::size_t i : stable) {
-        if (tries >= kMaxTries) return choice_from(std::nullopt, kMaxTries);
         const std::optional<SteadyState> s = descent.state(judged, i, *it);
         if (s && s->feasible()) {
           return choice_from(Measured{descent.visited()[i].mode, {*it}, *s}, tries,
                              "backtracked to a smaller batch size");
         }
+        if (tries >= kMaxTries) return choice_from(std::nullopt, kMaxTries);
         ++tries;
       }
     }

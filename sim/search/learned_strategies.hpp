@@ -13,6 +13,8 @@
 //   Choice c = run_strategy(*r.make("powertrain", {.k = 20, .seed = 1}), problem, context);
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -30,6 +32,23 @@ inline constexpr double kLearnedSafetyMargin = 0.05;
 
 // Modes sampled when StrategyOptions::k is absent (the README's RND budget, 50 modes).
 inline constexpr int kLearnedDefaultSample = 50;
+
+// The predictions nn and powertrain fit are shared by every instance in the process (a sweep makes
+// one instance per configuration): one entry per (learner, reference folder, series, grid, seed,
+// measured rows), fitted once even when several threads ask for it at once. A fit depends on
+// nothing else, so an entry gives the bits a fresh fit gives. Bounded: past the capacity the
+// oldest entries are dropped (and fitted again if asked for again). Thread-safe.
+inline constexpr std::size_t kLearnedFitCacheBytes = std::size_t{256} << 20;
+struct LearnedFitCacheStats {
+  std::uint64_t hits = 0;  // predictions served from an entry
+  std::uint64_t fits = 0;  // predictions fitted (a miss, or every one when caching is off)
+  std::size_t entries = 0;
+  std::size_t bytes = 0;  // what the entries hold, about
+};
+LearnedFitCacheStats learned_fit_cache_stats();
+// 0 turns caching off (every prediction is fitted); the entries beyond it are dropped now.
+void set_learned_fit_cache_capacity(std::size_t bytes);
+void clear_learned_fit_cache();  // drops every entry and zeroes the counts
 
 // The committed PowerTrain reference networks (kPowertrainReferenceWeights under `data_dir`), read
 // once per folder and process; InputError when the file is missing or malformed. Thread-safe.

@@ -48,7 +48,7 @@ bool Profiler::can_profile_new_mode() const {
 
 Profile Profiler::profile(std::string_view workload, models::Phase phase, int batch_size,
                           const models::PowerMode& mode) {
-  Key key{std::string(workload), phase, batch_size, mode};
+  Key key{mode, phase, batch_size, std::string(workload)};
   if (const auto it = taken_.find(key); it != taken_.end()) return it->second;
   if (!can_profile(mode)) {
     ++cost_.refused;
@@ -70,7 +70,7 @@ Profile Profiler::profile(std::string_view workload, models::Phase phase, int ba
       // order in which a strategy profiles.
       models::Rng rng =
           models::RngStreams(options_.seed)
-              .stream("profiler/" + std::get<0>(key) + "/" + measurement_phase(phase) + "/" +
+              .stream("profiler/" + std::get<3>(key) + "/" + measurement_phase(phase) + "/" +
                       std::to_string(batch_size) + "/" + mode.label());
       p.value.time_ms *= std::max(0.05, 1.0 + options_.noise * standard_normal(rng));
       p.value.power_w *= std::max(0.05, 1.0 + options_.noise * standard_normal(rng));

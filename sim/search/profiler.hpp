@@ -77,7 +77,8 @@ class Profiler {
   std::uint64_t truth_reads() const { return truth_reads_; }
 
  private:
-  using Key = std::tuple<std::string, models::Phase, int, models::PowerMode>;
+  // The mode first: most lookups differ there, before the workload's name is compared.
+  using Key = std::tuple<models::PowerMode, models::Phase, int, std::string>;
 
   const GroundTruth& truth_;
   ProfilerOptions options_;

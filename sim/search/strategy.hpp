@@ -85,6 +85,11 @@ class Strategy {
   // Whether the strategy answers from the ground truth itself instead of profiling (the oracle,
   // whose cost is not charged): a caller holding Oracle's answer to the problem may use it.
   virtual bool answers_from_truth() const { return false; }
+  // Whether what the strategy learns depends on its workloads, grid and seed only, not on the
+  // budgets or arrival rates (nn, powertrain: the sample and the networks fitted on it): a caller
+  // solving many configurations of the same workloads may seed it once for all of them, so that
+  // they profile the same sample and share the fits.
+  virtual bool seeded_per_workload_set() const { return false; }
 };
 
 struct StrategyInfo {

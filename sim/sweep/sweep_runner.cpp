@@ -136,6 +136,10 @@ struct Prepared {
   // of the set (Strategy::explore_reusable), and what that exploration cost.
   std::vector<std::unique_ptr<search::ReusableAnswer>> reusable;
   std::vector<search::ProfilingCost> reusable_cost;
+  // Per strategy entry: seeded with the set's seed in every configuration of the set
+  // (Strategy::seeded_per_workload_set), so that its fits are shared.
+  std::vector<bool> per_set_seed;
+  std::uint64_t set_seed = 0;
 };
 
 // The oracle's choice for a problem, from the shared tables (what Oracle::solve answers, without
@@ -203,7 +207,9 @@ std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& trut
     search::Profiler profiler(t, o);
     p->reusable.push_back(s->explore_reusable(problem, profiler, *p->context));
     p->reusable_cost.push_back(p->reusable.back() ? profiler.cost() : search::ProfilingCost{});
+    p->per_set_seed.push_back(s->seeded_per_workload_set());
   }
+  p->set_seed = seed;
   return p;
 }
 
@@ -243,22 +249,24 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths,
     for (std::size_t seg = 0; seg < problems.size(); ++seg) {
       const Problem& problem = problems[seg];
       Choice choice;
+      // The Profiler's noise is drawn per configuration whatever the strategy's seed.
       const std::uint64_t seed =
           models::RngStreams(spec.seed)
               .stream("sweep/config/" + std::to_string(index) + "/" + std::to_string(seg))
               .next();
+      const std::uint64_t strategy_seed = prep.per_set_seed[si] ? prep.set_seed : seed;
       std::unique_ptr<search::Strategy> s =
           reused ? nullptr
-                 : registry.make(
-                       e.name,
-                       {.max_modes = e.max_modes, .seed = seed, .data_dir = truths.data_dir()});
+                 : registry.make(e.name, {.max_modes = e.max_modes,
+                                          .seed = strategy_seed,
+                                          .data_dir = truths.data_dir()});
       if (reused) {
         choice = *prep.reusable[si]->answer(problem);
       } else if (s->answers_from_truth()) {
         choice = oracles[seg];  // brute force on the truth, from the shared tables; not charged
       } else {
         search::SearchContext context = *prep.context;
-        context.seed = seed;
+        context.seed = strategy_seed;
         try {
           choice = search::run_strategy(*s, problem, context, profiler_options(spec, seed));
         } catch (const InputError&) {

@@ -127,5 +127,62 @@ TEST_CASE("a learned strategy reused over problems answers as a fresh one", "[se
   CHECK(again.note == fresh.note);
 }
 
+TEST_CASE("a cached fit gives the choices an uncached one gives, and is fitted once",
+          "[search][learned]") {
+  const TableGroundTruth* truth = table_truth();
+  if (truth == nullptr) return;
+  // The same workloads under other budgets and rates: the same sample, so the same fits.
+  std::vector<Problem> set;
+  for (double watts : {18.0, 30.0}) {
+    for (double rate : {40.0, 90.0}) {
+      Problem p = problems()[1];
+      p.power_budget_w = watts;
+      p.streams[0].arrival_per_s = rate;
+      set.push_back(p);
+    }
+  }
+  const SearchContext ctx = make_context(*truth, set[0], 5);
+  auto run_all = [&](const char* name) {
+    std::vector<Choice> out;
+    for (const Problem& p : set) {
+      out.push_back(run_strategy(*strategy_registry().make(name, {.k = 6, .seed = 2}), p, ctx));
+    }
+    return out;
+  };
+  for (const char* name : kLearned) {
+    INFO(name);
+    clear_learned_fit_cache();
+    set_learned_fit_cache_capacity(0);
+    const std::vector<Choice> uncached = run_all(name);
+    // Two series (training; lstm at 1 and 16) fitted for each of the four problems.
+    CHECK(learned_fit_cache_stats().fits == 4 * 3);
+    CHECK(learned_fit_cache_stats().hits == 0);
+    CHECK(learned_fit_cache_stats().entries == 0);
+    set_learned_fit_cache_capacity(kLearnedFitCacheBytes);
+    const std::vector<Choice> cached = run_all(name);
+    CHECK(learned_fit_cache_stats().fits == 4 * 3 + 3);  // the counts add up since the clear
+    CHECK(learned_fit_cache_stats().hits == 3 * 3);
+    CHECK(learned_fit_cache_stats().entries == 3);
+    for (std::size_t i = 0; i < set.size(); ++i) {
+      CHECK(cached[i].found == uncached[i].found);
+      CHECK(cached[i].mode == uncached[i].mode);
+      CHECK(cached[i].batch_sizes == uncached[i].batch_sizes);
+      CHECK(cached[i].predicted_per_window == uncached[i].predicted_per_window);
+      CHECK(cached[i].predicted_per_s == uncached[i].predicted_per_s);
+      CHECK(cached[i].cost.modes == uncached[i].cost.modes);
+      CHECK(cached[i].cost.seconds == uncached[i].cost.seconds);
+      CHECK(cached[i].note == uncached[i].note);
+    }
+    // The budgets differ, so the answers are not all one (the cache is not answering for them).
+    CHECK_FALSE((cached[0].mode == cached[2].mode && cached[0].found == cached[2].found &&
+                 cached[0].batch_sizes == cached[2].batch_sizes));
+    // Past its capacity the oldest entries go: a cache of one entry's size keeps one.
+    set_learned_fit_cache_capacity(learned_fit_cache_stats().bytes / 3);
+    CHECK(learned_fit_cache_stats().entries == 1);
+  }
+  clear_learned_fit_cache();
+  set_learned_fit_cache_capacity(kLearnedFitCacheBytes);
+}
+
 }  // namespace
 }  // namespace fulcrum::sim::search

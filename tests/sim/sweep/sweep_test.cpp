@@ -1,16 +1,20 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "models/io/csv_reader.hpp"
 #include "sim/config/data_dirs.hpp"
+#include "sim/search/learned_strategies.hpp"
 #include "sim/search/strategy.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 #include "sim/sweep/sweep_spec.hpp"
@@ -105,6 +109,85 @@ TEST_CASE("a sweep gives the same bytes on any thread count, and shards merge to
       CHECK(s.met == s.feasible);
       CHECK(s.mean_ratio == 1.0);
     }
+  }
+}
+
+// nn and powertrain in a sweep: seeded once per workload set, so each series of a set is fitted
+// once and shared by its configurations, whatever the threads (the fits run concurrently on 2).
+const char* const kLearnedSweep = R"(version: 1
+name: learned
+seed: 3
+workloads:
+  - {training: mobilenet_v3, inference: lstm}
+  - {training: resnet18, inference: [mobilenet_v3, lstm]}
+arrivals: {fixed: [40, 100], dynamic: [[40, 100]]}
+latency_budget_s: [0.6, 1.5]
+power_budget_w: [20, 35]
+strategies: [{name: nn, max_modes: 8}, {name: powertrain, max_modes: 8}, oracle]
+)";
+
+TEST_CASE("a sweep with nn and powertrain gives the same bytes on 1 and 2 threads, fitting once",
+          "[sweep]") {
+  const std::optional<std::string> ref = fulcrum::testing::reference_path("measurements");
+  if (!ref) return;
+  const SweepSpec spec = parse_sweep(kLearnedSweep, "learned.yaml", known());
+  const SweepTruths truths = SweepTruths::load(spec, FULCRUM_DATA_DIR, *ref);
+  // Series: mobilenet_v3 training + lstm at 5 batch sizes; resnet18 training + mobilenet_v3 and
+  // lstm at 5 each: 6 + 11, for each of the two learners.
+  const std::uint64_t fits = 2 * (6 + 11);
+  search::clear_learned_fit_cache();
+  const std::string one = run_text(spec, truths, {.threads = 1});
+  CHECK(search::learned_fit_cache_stats().fits == fits);
+  search::clear_learned_fit_cache();
+  const std::string two = run_text(spec, truths, {.threads = 2});
+  CHECK(search::learned_fit_cache_stats().fits == fits);
+  CHECK(one == two);
+  // Warm: every fit from the cache, the same bytes.
+  CHECK(run_text(spec, truths, {.threads = 2}) == one);
+  CHECK(search::learned_fit_cache_stats().fits == fits);
+  // Every configuration of a set profiled the same sample: the same modes count, and the rows
+  // are answers (not all "not found").
+  std::map<std::string, std::set<std::string>> modes;
+  int found = 0;
+  for (const std::vector<std::string>& r : csv_rows(one)) {
+    if (r[6] == "oracle") continue;
+    if (r[3].find('>') == std::string::npos) modes[r[2] + r[6]].insert(r[15]);
+    found += r[7] == "1" ? 1 : 0;
+  }
+  for (const auto& [key, counts] : modes) {
+    INFO(key);
+    CHECK(counts.size() <= 2);  // 7 sampled, plus the verified prediction unless it was sampled
+  }
+  CHECK(found > 0);
+}
+
+TEST_CASE("the paper-scale sweep and its subsample have the sizes and strategies they quote",
+          "[sweep]") {
+  const std::string dir = std::string(FULCRUM_SOURCE_DIR) + "/scenarios/sweeps/";
+  const SweepSpec whole = load_sweep(dir + "paper-scale.yaml", known());
+  const SweepSpec sample = load_sweep(dir + "paper-sample.yaml", known());
+  CHECK(whole.configurations() == 293888);
+  CHECK(sample.configurations() == 12096);
+  CHECK(whole.workloads.size() == 32);
+  CHECK(whole.arrivals.size() == 14);
+  const std::vector<std::string> eleven = {"maxn", "presets", "random", "binary",
+                                           "gmd",  "gmd+",    "nn",     "powertrain",
+                                           "als",  "prior",   "oracle"};
+  for (const SweepSpec* s : {&whole, &sample}) {
+    std::vector<std::string> names;
+    for (const StrategyEntry& e : s->strategies) names.push_back(e.name);
+    CHECK(names == eleven);
+  }
+  // The subsample: the same sets, arrivals and seed; 3 of the 16 latency and 9 of the 41 power
+  // budgets.
+  CHECK(sample.workloads.size() == whole.workloads.size());
+  CHECK(sample.arrivals.size() == whole.arrivals.size());
+  CHECK(sample.seed == whole.seed);
+  CHECK(sample.latency_budgets_s.size() == 3);
+  CHECK(sample.power_budgets_w.size() == 9);
+  for (double l : sample.latency_budgets_s) {
+    CHECK(std::count_if(whole.latency_budgets_s.begin(), whole.latency_budgets_s.end(),
+                        [&](double w) { return std::abs(w - l) < 1e-9; }) == 1);
   }
 }
 
