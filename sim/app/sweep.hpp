@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "sim/config/data_dirs.hpp"
-#include "sim/search/strategy.hpp"
 #include "sim/report/interrupt.hpp"
+#include "sim/search/strategy.hpp"
 #include "sim/sweep/sweep_runner.hpp"
 
 namespace fulcrum::sim::app {
