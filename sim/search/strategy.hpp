@@ -85,6 +85,12 @@ class Strategy {
   // Whether the strategy answers from the ground truth itself instead of profiling (the oracle,
   // whose cost is not charged): a caller holding Oracle's answer to the problem may use it.
   virtual bool answers_from_truth() const { return false; }
+  // Whether the strategy keeps what it measured for a problem and reuses it when it is asked
+  // again, through the same Profiler, for the same workloads with other rates or budgets (the
+  // segments of a dynamic arrival case): a caller may then keep one instance and one Profiler
+  // for all of them, so that a mode measured once is charged once. max_modes() stays the budget
+  // of new modes per problem.
+  virtual bool keeps_profiles() const { return false; }
 };
 
 struct StrategyInfo {
