@@ -144,7 +144,10 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
   const std::size_t start_modes = profiler.modes().size();
   // New modes for this problem: the budget, less what earlier problems through this profiler
   // spent (their modes are reused), but at least followup_modes.
-  const int spent = kept_profiler_ == &profiler ? static_cast<int>(start_modes) : 0;
+  const bool reuse = kept_ && !kept_->modes().empty() &&
+                     std::all_of(kept_->mode_values().begin(), kept_->mode_values().end(),
+                                 [&](const models::PowerMode& m) { return profiler.profiled(m); });
+  const int spent = reuse ? static_cast<int>(start_modes) : 0;
   const int fresh = spent == 0 ? options_.max_modes
                                : std::max(options_.max_modes - spent, options_.followup_modes);
   const ModeBudget budget(fresh + static_cast<int>(start_modes), grid.size(), profiler);
@@ -152,7 +155,7 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
 
   // Modes measured for an earlier problem through this profiler: measured again (free: the
   // profiler returns what it has, charging only series it has not measured there).
-  if (kept_ && kept_profiler_ == &profiler) {
+  if (reuse) {
     for (std::size_t g : kept_->modes()) {
       done[g] = 1;
       set.measure(profiler, grid, g);
@@ -343,7 +346,6 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
   c.note = (c.found ? "" : "nothing measured meets the budgets; ") + note +
            (have_prior ? " (cross-mode prior)" : " (power-law prior)");
   kept_ = std::make_unique<MeasuredSet>(std::move(set));
-  kept_profiler_ = &profiler;
   return c;
 }
 

@@ -51,7 +51,7 @@ struct FewShotOptions {
   double model_power_sd_w = 4.0;  // extra sd of power, likewise
   double pf_stop = 1e-7;          // while nothing feasible is measured: stop below this probability
   FewShotPrior prior = FewShotPrior::cross_mode;
-  std::string calibration;  // the file for FewShotPrior::cross_mode_file
+  std::string calibration = {};  // the file for FewShotPrior::cross_mode_file
   std::string label = "fewshot";
 };
 
@@ -67,10 +67,9 @@ class FewShot : public Strategy {
  private:
   FewShotOptions options_;
   std::string data_dir_;
-  // The measured set kept from earlier problems of the same workloads (and the profiler's
-  // address it was measured with, so that a different profiler starts afresh).
+  // The measured set of the last problem: reused when the Profiler of the next one has profiled
+  // every one of its modes (the same Profiler), else the next problem starts afresh.
   std::unique_ptr<MeasuredSet> kept_;
-  const Profiler* kept_profiler_ = nullptr;
 };
 
 // Registers fewshot (cross-mode prior), fewshot-zs (zero-shot workloads) and fewshot-bare (the
