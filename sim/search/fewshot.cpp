@@ -18,12 +18,6 @@ namespace {
 
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
-// A prior's prediction of one series over a whole grid: log time and power per mode (empty when
-// the prior has nothing to say at some mode).
-struct GridPrior {
-  Eigen::VectorXd log_time, power;
-};
-
 // The cross-mode models and their grid predictions, built once per process and shared by every
 // run (strategy instances are made per problem): keyed by the calibration file and the
 // workloads left to zero-shot.
@@ -135,6 +129,15 @@ SteadyState state_of(const Problem& problem, const std::optional<MeasuredPoint>&
 }
 
 }  // namespace
+
+std::shared_ptr<const GridPrior> cross_mode_grid_prior(const std::string& file,
+                                                       const std::vector<std::string>& zero_shot,
+                                                       const models::DeviceSpec& device,
+                                                       const models::ModeSpace& grid,
+                                                       const std::string& grid_name,
+                                                       const Series& series) {
+  return PriorCache::instance().series(file, zero_shot, device, grid, grid_name, series);
+}
 
 Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchContext& context) {
   MeasuredSet set = MeasuredSet::for_problem(problem, context, true);

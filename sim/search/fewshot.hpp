@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/search/measured_set.hpp"
 #include "sim/search/prior.hpp"
@@ -71,6 +72,22 @@ class FewShot : public Strategy {
   // every one of its modes (the same Profiler), else the next problem starts afresh.
   std::unique_ptr<MeasuredSet> kept_;
 };
+
+// A prior's prediction of one series over a whole grid: log time (ms) and power (W) per mode.
+struct GridPrior {
+  Eigen::VectorXd log_time, power;
+};
+
+// The cross-mode model's prediction of `series` over `grid` (named `grid_name`), from the
+// calibration `file` with the parameters of the workloads `zero_shot` removed (predicted from
+// their layer graphs); nullptr where the file is absent or of another device. Built once per
+// process and shared by every run (thread-safe).
+std::shared_ptr<const GridPrior> cross_mode_grid_prior(const std::string& file,
+                                                       const std::vector<std::string>& zero_shot,
+                                                       const models::DeviceSpec& device,
+                                                       const models::ModeSpace& grid,
+                                                       const std::string& grid_name,
+                                                       const Series& series);
 
 // Registers fewshot (cross-mode prior), fewshot-zs (zero-shot workloads) and fewshot-bare (the
 // power law alone).
