@@ -33,9 +33,9 @@ enum class GroundTruthKind {
 
 // The strategy names a file may give, sorted: those of search::strategy_registry() (a test in
 // tests/sim/search checks that the two lists are the same).
-inline constexpr std::array<std::string_view, 11> kStrategyNames = {
-    "als",    "binary",     "gmd",     "gmd+",  "maxn",  "nn",
-    "oracle", "powertrain", "presets", "prior", "random"};
+inline constexpr std::array<std::string_view, 15> kStrategyNames = {
+    "als",  "als-modes", "binary", "fewshot",    "fewshot-bare", "fewshot-zs", "gmd",   "gmd+",
+    "maxn", "nn",        "oracle", "powertrain", "presets",      "prior",      "random"};
 
 // As the files spell them: "per-window", "max-of-phases", "table", ...
 constexpr const char* to_string(Objective o) {

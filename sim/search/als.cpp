@@ -5,6 +5,9 @@
 #include <limits>
 #include <utility>
 
+#include "sim/config/cross_mode_loader.hpp"
+#include "sim/search/fewshot.hpp"
+
 namespace fulcrum::sim::search {
 
 namespace {
@@ -68,6 +71,20 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   MeasuredSet& set = *kept_;
   const models::ModeSpace& grid = context.grid;
   SeriesModels models(grid, set.series().size());
+  if (!options_.prior_data_dir.empty()) {
+    const std::string file =
+        cross_mode_calibration_path(options_.prior_data_dir, context.device.name);
+    std::vector<std::shared_ptr<const GridPrior>> priors;
+    for (const Series& s : set.series()) {
+      priors.push_back(cross_mode_grid_prior(file, {}, context.device, grid, problem.grid, s));
+      if (!priors.back()) break;
+    }
+    if (!priors.empty() && priors.size() == set.series().size() && priors.back()) {
+      for (std::size_t s = 0; s < priors.size(); ++s) {
+        models.set_offsets(s, priors[s]->log_time, priors[s]->power);
+      }
+    }
+  }
   const ModeBudget budget(options_.max_modes, grid.size(), profiler);
   // 1. Space-filling seed.
   std::vector<std::size_t> tried;
@@ -193,6 +210,14 @@ std::unique_ptr<Strategy> make_als(const StrategyOptions& options) {
   AlsOptions o;
   if (options.max_modes) o.max_modes = *options.max_modes;
   if (options.k) o.seed_modes = *options.k;
+  return std::make_unique<Als>(o);
+}
+
+std::unique_ptr<Strategy> make_als_modes(const StrategyOptions& options) {
+  AlsOptions o;
+  if (options.max_modes) o.max_modes = *options.max_modes;
+  if (options.k) o.seed_modes = *options.k;
+  o.prior_data_dir = options.data_dir;
   return std::make_unique<Als>(o);
 }
 

@@ -34,12 +34,17 @@ struct AlsOptions {
   // Least relative improvement of the front (log units, 0.005 = 0.5%) worth a profile; when no
   // mode offers more even optimistically, the front is stable.
   double min_gain = 0.005;
+  // The cross-mode model (the calibration in this data folder, where one exists for the device)
+  // as the surrogates' prior mean; empty: the power law alone.
+  std::string prior_data_dir = {};
 };
 
 class Als : public Strategy {
  public:
   explicit Als(AlsOptions options = {}) : options_(options) {}
-  std::string name() const override { return "als"; }
+  std::string name() const override {
+    return options_.prior_data_dir.empty() ? "als" : "als-modes";
+  }
   std::optional<int> max_modes() const override { return options_.max_modes; }
 
   // Reuses the kept set when it serves `problem` (no profiling at all), else explores first.
@@ -65,5 +70,7 @@ class Als : public Strategy {
 };
 
 std::unique_ptr<Strategy> make_als(const StrategyOptions& options);
+// `als-modes`: als with the cross-mode model as its surrogates' prior mean.
+std::unique_ptr<Strategy> make_als_modes(const StrategyOptions& options);
 
 }  // namespace fulcrum::sim::search

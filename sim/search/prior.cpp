@@ -204,6 +204,8 @@ void add_model_strategies(StrategyRegistry& r) {
          "active learning of the time-power Pareto front (GP surrogates); answers new budgets "
          "and arrival rates from its measured set without profiling",
          150, make_als});
+  r.add({"als-modes", "als with the cross-mode model (analytic-modes) as its surrogates' prior",
+         150, make_als_modes});
   r.add({"prior",
          "power-law prior corrected by GPs on few profiles, sampling where the optimum is "
          "likely",

@@ -9,6 +9,7 @@
 #include "models/device/power_mode_resolver.hpp"
 #include "models/random/rng_streams.hpp"
 #include "sim/search/evaluation.hpp"
+#include "sim/search/fewshot.hpp"
 #include "sim/search/gmd.hpp"
 #include "sim/search/learned_strategies.hpp"
 #include "sim/search/pareto.hpp"
@@ -337,6 +338,7 @@ void add_builtin_strategies(StrategyRegistry& r) {
          25, make_gmd_plus});
   r.add({"oracle", "brute force over the grid on the ground truth", std::nullopt, make_oracle});
   add_learned_strategies(r);
+  add_fewshot_strategies(r);
 }
 
 }  // namespace fulcrum::sim::search

@@ -90,6 +90,12 @@ class Strategy {
   // solving many configurations of the same workloads may seed it once for all of them, so that
   // they profile the same sample and share the fits.
   virtual bool seeded_per_workload_set() const { return false; }
+  // Whether the strategy keeps what it measured for a problem and reuses it when it is asked
+  // again, through the same Profiler, for the same workloads with other rates or budgets (the
+  // segments of a dynamic arrival case): a caller may then keep one instance and one Profiler
+  // for all of them, so that a mode measured once is charged once. max_modes() stays the budget
+  // of new modes per problem.
+  virtual bool keeps_profiles() const { return false; }
 };
 
 struct StrategyInfo {

@@ -246,6 +246,10 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths,
     std::optional<models::PowerMode> last;
     std::string mode_text, batch_text;
     const bool reused = prep.reusable[si] != nullptr;
+    // A strategy that keeps its profiles (Strategy::keeps_profiles) keeps one instance and one
+    // Profiler over the segments of a dynamic case: a mode measured once is charged once.
+    std::unique_ptr<search::Strategy> keeper;
+    std::optional<search::Profiler> kept_profiler;
     for (std::size_t seg = 0; seg < problems.size(); ++seg) {
       const Problem& problem = problems[seg];
       Choice choice;
@@ -256,12 +260,30 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths,
               .next();
       const std::uint64_t strategy_seed = prep.per_set_seed[si] ? prep.set_seed : seed;
       std::unique_ptr<search::Strategy> s =
-          reused ? nullptr
-                 : registry.make(e.name, {.max_modes = e.max_modes,
-                                          .seed = strategy_seed,
-                                          .data_dir = truths.data_dir()});
+          reused || keeper ? nullptr
+                           : registry.make(e.name, {.max_modes = e.max_modes,
+                                                    .seed = strategy_seed,
+                                                    .data_dir = truths.data_dir()});
+      if (s && s->keeps_profiles()) {
+        search::ProfilerOptions o = profiler_options(spec, seed);
+        if (s->max_modes()) {
+          o.max_modes = *s->max_modes() * static_cast<int>(problems.size());
+        }
+        kept_profiler.emplace(truth, o);
+        keeper = std::move(s);
+      }
       if (reused) {
         choice = *prep.reusable[si]->answer(problem);
+      } else if (keeper) {
+        search::SearchContext context = *prep.context;
+        context.seed = seed;
+        try {
+          choice = keeper->choose(problem, *kept_profiler, context);
+          choice.strategy = keeper->name();
+        } catch (const InputError&) {
+          choice = Choice{};
+        }
+        tries += choice.tries;
       } else if (s->answers_from_truth()) {
         choice = oracles[seg];  // brute force on the truth, from the shared tables; not charged
       } else {
@@ -293,6 +315,10 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths,
           batch_text += std::to_string(choice.batch_sizes[i]);
         }
       }
+    }
+    if (kept_profiler) {
+      modes = kept_profiler->cost().modes;
+      seconds = kept_profiler->cost().seconds;
     }
     if (reused) {
       modes = prep.reusable_cost[si].modes;
