@@ -7,27 +7,10 @@ using namespace fulcrum::sim;
 using namespace fulcrum::sim::testing;
 using fulcrum::models::Phase;
 
-namespace {
-
-// Greedy managed sharing. Training 80 ms per minibatch; inference batches of 4 at 100 requests/s
-// taking 20 ms.
-Harness managed_harness(double duration_s) {
-  Harness h;
-  h.scenario = base_scenario(duration_s, SharingPolicy::managed);
-  h.scenario.gpu_sharing.variant = ManagedVariant::greedy;
-  h.scenario.training = training_spec(16);
-  h.scenario.inference.push_back(stream_spec("s0", 4, FixedArrivals{100}));
-  h.backend.set(h.train, Phase::training, {80, 0, {20, 4, 6}});
-  h.backend.set(h.infer, Phase::inference, {20, 0, {15, 3, 5}});
-  return h;
-}
-
-}  // namespace
-
 TEST_CASE(
     "managed greedy: the first request waits for its batch to fill, the training item in flight, "
     "and its own inference") {
-  Harness h = managed_harness(1.0);
+  Harness h = managed_greedy_harness(1.0);
   RecordingObserver obs;
   h.run(&obs);
   REQUIRE_FALSE(obs.requests.empty());
@@ -41,7 +24,7 @@ TEST_CASE(
 
 TEST_CASE(
     "managed greedy: no latency exceeds fill time plus one training and one inference minibatch") {
-  Harness h = managed_harness(60.0);
+  Harness h = managed_greedy_harness(60.0);
   h.scenario.budgets.latency_ms = 130;
   const RunResult r = h.run();
   REQUIRE(r.inference.size() == 1);
@@ -56,7 +39,7 @@ TEST_CASE(
 }
 
 TEST_CASE("managed greedy: exactly one item runs on the GPU at a time") {
-  Harness h = managed_harness(20.0);
+  Harness h = managed_greedy_harness(20.0);
   h.scenario.inference.push_back(stream_spec("s1", 2, PoissonArrivals{30}));
   RecordingObserver obs;
   h.run(&obs);

@@ -6,27 +6,9 @@
 
 using namespace fulcrum::sim;
 using namespace fulcrum::sim::testing;
-using fulcrum::models::Phase;
-
-namespace {
-
-// Training 80 ms per minibatch; inference batches of 4 at 100 requests/s (a batch fills in
-// 30 ms) taking 20 ms. The scenario says managed greedy.
-Harness greedy_harness(double duration_s) {
-  Harness h;
-  h.scenario = base_scenario(duration_s, SharingPolicy::managed);
-  h.scenario.gpu_sharing.variant = ManagedVariant::greedy;
-  h.scenario.training = training_spec(16);
-  h.scenario.inference.push_back(stream_spec("s0", 4, FixedArrivals{100}));
-  h.backend.set(h.train, Phase::training, {80, 0, {20, 4, 6}});
-  h.backend.set(h.infer, Phase::inference, {20, 0, {15, 3, 5}});
-  return h;
-}
-
-}  // namespace
 
 TEST_CASE("a run given a policy factory runs with the policy it makes instead of the scenario's") {
-  Harness h = greedy_harness(1.0);
+  Harness h = managed_greedy_harness(1.0);
   int made = 0;
   const GpuSharingPolicyFactory windowed = [&made](GpuHost& host) {
     ++made;
@@ -50,7 +32,7 @@ TEST_CASE("a run given a policy factory runs with the policy it makes instead of
 }
 
 TEST_CASE("a policy factory that makes no policy is an internal error, before the run starts") {
-  Harness h = greedy_harness(1.0);
+  Harness h = managed_greedy_harness(1.0);
   const GpuSharingPolicyFactory none = [](GpuHost&) { return nullptr; };
   CHECK_THROWS_WITH(run(h.setup(), h.backend, nullptr, {}, none),
                     Catch::Contains("factory made no policy"));

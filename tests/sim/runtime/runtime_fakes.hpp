@@ -209,4 +209,17 @@ struct Harness {
   }
 };
 
+// Greedy managed sharing, one training job and one stream. Training 80 ms per minibatch;
+// inference batches of 4 at 100 requests/s (a batch fills in 30 ms) taking 20 ms.
+inline Harness managed_greedy_harness(double duration_s) {
+  Harness h;
+  h.scenario = base_scenario(duration_s, SharingPolicy::managed);
+  h.scenario.gpu_sharing.variant = ManagedVariant::greedy;
+  h.scenario.training = training_spec(16);
+  h.scenario.inference.push_back(stream_spec("s0", 4, FixedArrivals{100}));
+  h.backend.set(h.train, models::Phase::training, {80, 0, {20, 4, 6}});
+  h.backend.set(h.infer, models::Phase::inference, {20, 0, {15, 3, 5}});
+  return h;
+}
+
 }  // namespace fulcrum::sim::testing
