@@ -336,7 +336,13 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
         }
       }
     }
-    if (pick == grid.size() || (!best.found && pick_score < options_.pf_stop)) {
+    if (!best.found && (pick == grid.size() || pick_score < options_.pf_stop) &&
+        !done[grid.size() - 1]) {
+      // Nothing measured is feasible and the estimates see no mode that likely is: before giving
+      // up, measure the fastest mode (the grid's last), where a tight latency budget at a high
+      // rate is often met alone (the estimates' uncertainty is widest at the corners).
+      pick = grid.size() - 1;
+    } else if (pick == grid.size() || (!best.found && pick_score < options_.pf_stop)) {
       note = best.found ? "no unprofiled mode can beat the best measured one"
                         : "no unprofiled mode is feasible even optimistically";
       break;
