@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <mutex>
 #include <string_view>
 
 #include "backends/cuda/plugin_api.hpp"
 #include "backends/simulated_backend.hpp"
 #include "models/error.hpp"
+#include "models/io/plugin_file.hpp"
 
 namespace fulcrum::backends {
 
@@ -26,28 +26,9 @@ std::string joined(const std::vector<std::string>& names) {
 // The plugin's file name (CMake: the cuda backend's MODULE library).
 constexpr const char* kPluginFile = FULCRUM_CUDA_PLUGIN_FILE;
 
-// Where the plugin is: $FULCRUM_CUDA_PLUGIN when set; else beside the executable (a build tree);
-// else ../lib/fulcrum/ from the executable's folder (an install); else beside the executable,
-// where the error will then name it.
-std::string plugin_path() {
-  if (const char* p = std::getenv("FULCRUM_CUDA_PLUGIN"); p != nullptr && *p != '\0') return p;
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return kPluginFile;
-  const std::filesystem::path beside = exe.parent_path() / kPluginFile;
-  const std::filesystem::path installed =
-      exe.parent_path().parent_path() / "lib" / "fulcrum" / kPluginFile;
-  if (!std::filesystem::exists(beside, ec) && std::filesystem::exists(installed, ec)) {
-    return installed.string();
-  }
-  return beside.string();
-}
-
 // One line for a plugin that cannot be used: InputError under `key` (the machine's or the
 // installation's fault, not the program's), naming the plugin and what the loader said.
-[[noreturn]] void plugin_failure(const char* key, const std::string& path, std::string why) {
-  // dlerror() often starts with the path itself; say it once.
-  if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+[[noreturn]] void plugin_failure(const char* key, const std::string& path, const std::string& why) {
   throw InputError(std::nullopt, key,
                    "cannot load the cuda backend " + path + ": " + why +
                        " (FULCRUM_CUDA_PLUGIN may name the plugin file)");
@@ -60,31 +41,16 @@ const cuda::PluginApi& plugin(const char* key) {
   static const cuda::PluginApi* api = nullptr;
   const std::lock_guard lock(mutex);
   if (api != nullptr) return *api;
-  const std::string path = plugin_path();
-  // A FIFO would block dlopen() forever, a device or a folder is no plugin either.
-  std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    plugin_failure(key, path, "not a regular file");
-  }
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* e = dlerror();
-    plugin_failure(key, path, e != nullptr ? e : "dlopen failed");
-  }
-  dlerror();
-  void* entry = dlsym(handle, cuda::kPluginEntry);
-  if (entry == nullptr) {
-    dlclose(handle);
-    plugin_failure(key, path,
-                   std::string("not a fulcrum cuda plugin (no ") + cuda::kPluginEntry + ")");
-  }
+  const std::string path = models::plugin_path("FULCRUM_CUDA_PLUGIN", kPluginFile);
+  const models::OpenedPlugin opened =
+      models::open_plugin(path, cuda::kPluginEntry, "not a fulcrum cuda plugin");
+  if (!opened.error.empty()) plugin_failure(key, path, opened.error);
   using Entry = const cuda::PluginApi* (*)();
-  const cuda::PluginApi* table = reinterpret_cast<Entry>(entry)();
+  const cuda::PluginApi* table = reinterpret_cast<Entry>(opened.entry)();
   if (table == nullptr || table->abi != cuda::kPluginAbi ||
       !(table->layout == cuda::this_build_layout()) || table->make_backend == nullptr ||
       table->probe_gpu == nullptr || table->gpu_count == nullptr) {
-    dlclose(handle);
+    dlclose(opened.handle);
     plugin_failure(key, path,
                    "built by another build of fulcrum (its interface differs); rebuild it");
   }

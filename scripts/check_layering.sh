@@ -26,7 +26,7 @@ declare -A may_include=(
   [models/perf]="models models/random models/io models/device models/workload models/perf"
   [models/learn]="models models/random models/device models/workload models/perf models/learn"
   [models/pipeline]="models models/random models/device models/perf models/pipeline"
-  [models/onnx]="models models/workload models/onnx"
+  [models/onnx]="models models/io models/workload models/onnx"
   [models/onnx/plugin]="models models/workload models/onnx models/onnx/plugin"
 
   [backends]="$models_all backends backends/cuda"
@@ -44,7 +44,7 @@ declare -A may_include=(
   [sim/app]="$models_all backends backends/hardware sim/engine sim/scenario sim/config sim/runtime sim/report sim/search sim/sweep sim/app"
   # Sweeps and studies over the ranks of an MPI job; MPI itself only in the plugin (plugin/,
   # the one place <mpi.h> is included), which sees nothing but the plugin's table.
-  [sim/mpi]="models sim/config sim/report sim/search sim/sweep sim/app sim/mpi"
+  [sim/mpi]="models models/io sim/config sim/report sim/search sim/sweep sim/app sim/mpi"
   [sim/mpi/plugin]="sim/mpi"
   # The CLI is options -> request -> app -> print: it reaches the libraries only through sim/app,
   # sim/report and sim/config (and the error types at the top of models/, models/error.hpp).

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "models/error.hpp"
+#include "models/io/plugin_file.hpp"
 #include "models/onnx/plugin_api.hpp"
 
 namespace fulcrum::models {
@@ -85,22 +86,7 @@ namespace {
 // The plugin's file name (CMake: the MODULE library fulcrum_onnx).
 constexpr const char* kPluginFile = FULCRUM_ONNX_PLUGIN_FILE;
 
-// Where the plugin is: $FULCRUM_ONNX_PLUGIN when set; else beside the executable (a build tree);
-// else ../lib/fulcrum/ from the executable's folder (an install); else beside the executable,
-// where the error will then name it. As for the cuda backend (backends/backend_factory.cpp).
-std::string plugin_path() {
-  if (const char* p = std::getenv("FULCRUM_ONNX_PLUGIN"); p != nullptr && *p != '\0') return p;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return kPluginFile;
-  const fs::path beside = exe.parent_path() / kPluginFile;
-  const fs::path installed = exe.parent_path().parent_path() / "lib" / "fulcrum" / kPluginFile;
-  if (!fs::exists(beside, ec) && fs::exists(installed, ec)) return installed.string();
-  return beside.string();
-}
-
-[[noreturn]] void plugin_failure(const std::string& path, std::string why) {
-  if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);  // dlerror() names it too
+[[noreturn]] void plugin_failure(const std::string& path, const std::string& why) {
   throw InputError(std::nullopt, "--import",
                    "cannot load the ONNX importer " + path + ": " + why +
                        " (FULCRUM_ONNX_PLUGIN may name the plugin file)");
@@ -113,27 +99,14 @@ const OnnxPluginApi& plugin() {
   static const OnnxPluginApi* api = nullptr;
   const std::lock_guard lock(mutex);
   if (api != nullptr) return *api;
-  const std::string path = plugin_path();
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (fs::exists(status) && !fs::is_regular_file(status))
-    plugin_failure(path, "not a regular file");
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* e = dlerror();
-    plugin_failure(path, e != nullptr ? e : "dlopen failed");
-  }
-  dlerror();
-  void* entry = dlsym(handle, kOnnxPluginEntry);
-  if (entry == nullptr) {
-    dlclose(handle);
-    plugin_failure(path, std::string("not a fulcrum ONNX plugin (no ") + kOnnxPluginEntry + ")");
-  }
+  const std::string path = plugin_path("FULCRUM_ONNX_PLUGIN", kPluginFile);
+  const OpenedPlugin opened = open_plugin(path, kOnnxPluginEntry, "not a fulcrum ONNX plugin");
+  if (!opened.error.empty()) plugin_failure(path, opened.error);
   using Entry = const OnnxPluginApi* (*)();
-  const OnnxPluginApi* table = reinterpret_cast<Entry>(entry)();
+  const OnnxPluginApi* table = reinterpret_cast<Entry>(opened.entry)();
   if (table == nullptr || table->abi != kOnnxPluginAbi || table->layout != onnx_plugin_layout() ||
       table->import == nullptr) {
-    dlclose(handle);
+    dlclose(opened.handle);
     plugin_failure(path, "built by another build of fulcrum (its interface differs); rebuild it");
   }
   api = table;

@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
-#include <filesystem>
 #include <string>
-#include <system_error>
 #include <thread>
 
 #include "models/error.hpp"
+#include "models/io/plugin_file.hpp"
 #include "sim/mpi/plugin_api.hpp"
 
 namespace fulcrum::sim::mpi {
@@ -28,8 +27,7 @@ std::optional<long> env_number(const char* name) {
   return n;
 }
 
-[[noreturn]] void plugin_failure(const std::string& path, std::string why) {
-  if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+[[noreturn]] void plugin_failure(const std::string& path, const std::string& why) {
   throw InputError(std::nullopt, "mpi",
                    "started by an MPI launcher, but cannot load " + path + ": " + why +
                        " (a build without OpenMPI runs one process: use --shard K/N; "
@@ -41,22 +39,12 @@ const PluginApi& plugin() {
   static const PluginApi* api = nullptr;
   if (api != nullptr) return *api;
   const std::string path = plugin_path();
-  std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) plugin_failure(path, "no such file");
-  if (!std::filesystem::is_regular_file(status)) plugin_failure(path, "not a regular file");
   // RTLD_GLOBAL: OpenMPI opens components of its own that look for its symbols.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (handle == nullptr) {
-    const char* e = dlerror();
-    plugin_failure(path, e != nullptr ? e : "dlopen failed");
-  }
-  void* entry = dlsym(handle, kPluginEntry);
-  if (entry == nullptr) {
-    plugin_failure(path, std::string("not a fulcrum MPI plugin (no ") + kPluginEntry + ")");
-  }
+  const models::OpenedPlugin opened = models::open_plugin(
+      path, kPluginEntry, "not a fulcrum MPI plugin", RTLD_NOW | RTLD_GLOBAL, true);
+  if (!opened.error.empty()) plugin_failure(path, opened.error);
   using Entry = const PluginApi* (*)();
-  const PluginApi* table = reinterpret_cast<Entry>(entry)();
+  const PluginApi* table = reinterpret_cast<Entry>(opened.entry)();
   if (table == nullptr || table->abi != kPluginAbi || table->api_size != sizeof(PluginApi) ||
       table->init == nullptr || table->gather == nullptr || table->broadcast == nullptr ||
       table->abort == nullptr || table->finalize == nullptr) {
@@ -103,19 +91,7 @@ bool launched_by_mpi() {
   return false;
 }
 
-std::string plugin_path() {
-  if (const char* p = std::getenv("FULCRUM_MPI_PLUGIN"); p != nullptr && *p != '\0') return p;
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return kPluginFile;
-  const std::filesystem::path beside = exe.parent_path() / kPluginFile;
-  const std::filesystem::path installed =
-      exe.parent_path().parent_path() / "lib" / "fulcrum" / kPluginFile;
-  if (!std::filesystem::exists(beside, ec) && std::filesystem::exists(installed, ec)) {
-    return installed.string();
-  }
-  return beside.string();
-}
+std::string plugin_path() { return models::plugin_path("FULCRUM_MPI_PLUGIN", kPluginFile); }
 
 std::unique_ptr<Communicator> open_world() {
   if (!launched_by_mpi()) return nullptr;
