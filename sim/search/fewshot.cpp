@@ -110,24 +110,6 @@ double continuous_value(const Problem& problem, const SteadyState& s,
   return problem.objective == Objective::per_window ? per_window : per_window / s.window_s;
 }
 
-// Whether every batch size of `batches` is one the problem allows.
-bool allowed(const Problem& problem, const std::vector<int>& batches) {
-  for (std::size_t i = 0; i < batches.size(); ++i) {
-    const std::vector<int>& only = problem.streams[i].batch_sizes;
-    if (!only.empty() && std::find(only.begin(), only.end(), batches[i]) == only.end()) {
-      return false;
-    }
-  }
-  return true;
-}
-
-SteadyState state_of(const Problem& problem, const std::optional<MeasuredPoint>& train,
-                     const std::vector<MeasuredPoint>& infer, const std::vector<int>& batches) {
-  if (infer.empty()) return steady_state(problem, train, std::nullopt, 0);
-  if (infer.size() == 1) return steady_state(problem, train, infer[0], batches[0]);
-  return steady_state_two(problem, train, infer[0], batches[0], infer[1], batches[1]);
-}
-
 }  // namespace
 
 std::shared_ptr<const GridPrior> cross_mode_grid_prior(const std::string& file,
@@ -290,8 +272,8 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
           infer.push_back(optimistic(s));
           infer_mean.push_back(mean(s));
         }
-        if (!allowed(problem, batches)) continue;
-        const SteadyState s = state_of(problem, train, infer, batches);
+        if (!batches_allowed(problem, batches)) continue;
+        const SteadyState s = steady_state_of(problem, train, infer, batches);
         if (!s.feasible()) continue;
         // Probability of feasibility: power, and each stream's inference time within what its
         // window and latency budget leave.
@@ -299,7 +281,7 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
         if (problem.power_kind == PowerConstraint::max_of_phases) {
           for (std::size_t s2 : combo) pf *= power_ok(s2);
         } else if (problem.power_budget_w) {
-          const SteadyState m = state_of(problem, train_mean, infer_mean, batches);
+          const SteadyState m = steady_state_of(problem, train_mean, infer_mean, batches);
           double sd = problem.training.empty() ? 0.0 : est[0].power_sd(gi);
           for (std::size_t s2 : combo) sd = std::max(sd, est[s2].power_sd(gi));
           pf *= normal_cdf((*problem.power_budget_w - m.power_avg_w) / std::max(sd, 1e-6));

@@ -90,9 +90,7 @@ SteadyState MeasuredSet::state(const Problem& problem, std::size_t k,
       }
     }
   }
-  if (infer.empty()) return steady_state(problem, train, std::nullopt, 0);
-  if (infer.size() == 1) return steady_state(problem, train, infer[0], batches[0]);
-  return steady_state_two(problem, train, infer[0], batches[0], infer[1], batches[1]);
+  return steady_state_of(problem, train, infer, batches);
 }
 
 Choice MeasuredSet::answer(const Problem& problem) const {
@@ -102,14 +100,8 @@ Choice MeasuredSet::answer(const Problem& problem) const {
   std::vector<char> allowed;
   for (const std::vector<std::size_t>& combo : combos_) {
     batches.emplace_back();
-    bool ok = true;
-    for (std::size_t i = 0; i < combo.size(); ++i) {
-      const int b = series_[combo[i]].batch_size;
-      const std::vector<int>& only = problem.streams.at(i).batch_sizes;
-      if (!only.empty() && std::find(only.begin(), only.end(), b) == only.end()) ok = false;
-      batches.back().push_back(b);
-    }
-    allowed.push_back(ok ? 1 : 0);
+    for (std::size_t s : combo) batches.back().push_back(series_[s].batch_size);
+    allowed.push_back(batches_allowed(problem, batches.back()) ? 1 : 0);
   }
   const bool training = !training_.empty();
   std::optional<SteadyState> best_state;

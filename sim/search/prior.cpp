@@ -134,15 +134,8 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
       }
       for (const std::vector<std::size_t>& combo : set.combos()) {
         std::vector<int> batches;
-        bool allowed = true;
-        for (std::size_t i = 0; i < combo.size(); ++i) {
-          batches.push_back(set.series()[combo[i]].batch_size);
-          const std::vector<int>& only = problem.streams[i].batch_sizes;
-          if (!only.empty() && std::find(only.begin(), only.end(), batches.back()) == only.end()) {
-            allowed = false;
-          }
-        }
-        if (!allowed) continue;
+        for (std::size_t s : combo) batches.push_back(set.series()[s].batch_size);
+        if (!batches_allowed(problem, batches)) continue;
         SteadyState s;
         if (combo.empty()) {
           s = steady_state(problem, train, std::nullopt, 0);

@@ -217,4 +217,22 @@ CandidateTable::Best CandidateTable::best(const Problem& problem) const {
   return best;
 }
 
+SteadyState steady_state_of(const Problem& problem, const std::optional<MeasuredPoint>& train,
+                            const std::vector<MeasuredPoint>& infer,
+                            const std::vector<int>& batches) {
+  if (infer.empty()) return steady_state(problem, train, std::nullopt, 0);
+  if (infer.size() == 1) return steady_state(problem, train, infer[0], batches[0]);
+  return steady_state_two(problem, train, infer[0], batches[0], infer[1], batches[1]);
+}
+
+bool batches_allowed(const Problem& problem, const std::vector<int>& batches) {
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const std::vector<int>& only = problem.streams.at(i).batch_sizes;
+    if (!only.empty() && std::find(only.begin(), only.end(), batches[i]) == only.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace fulcrum::sim::search

@@ -54,6 +54,16 @@ SteadyState steady_state_two(const Problem& problem, const std::optional<Measure
                              const MeasuredPoint& infer1, int batch1, const MeasuredPoint& infer2,
                              int batch2);
 
+// No, one or two streams by `infer`'s size (steady_state or steady_state_two), batches[i] the
+// batch size of infer[i].
+SteadyState steady_state_of(const Problem& problem, const std::optional<MeasuredPoint>& train,
+                            const std::vector<MeasuredPoint>& infer,
+                            const std::vector<int>& batches);
+
+// Whether every batches[i] is a batch size problem.streams[i] allows (SearchStream::batch_sizes;
+// empty: any).
+bool batches_allowed(const Problem& problem, const std::vector<int>& batches);
+
 // Whether `a` is a better objective value than `b` (both feasible): per window or per second
 // first, then the smaller t_in (the published tie-break).
 bool better(Objective objective, const SteadyState& a, const SteadyState& b);
