@@ -169,6 +169,8 @@ WorkloadsReport workloads(const WorkloadsRequest& request) {
     }
     report.workloads.push_back(std::move(row));
   }
+  // Given files, the report shows only them; the datasets belong to the catalog listing.
+  if (!request.files.empty()) return report;
   for (const std::string& name : models::dataset_names()) {
     const models::DatasetSpec& s = models::dataset(name);
     report.datasets.push_back({name, s.samples, s.bytes, s.note});

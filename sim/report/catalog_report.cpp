@@ -184,6 +184,7 @@ std::string workloads_text(const WorkloadsReport& report) {
     if (w.source != "built-in") notes += w.name + ": read from " + w.source + "\n";
     if (w.phases.size() == 1) notes += w.name + ": " + w.phases[0] + " only\n";
   }
+  if (report.datasets.empty()) return t.str() + notes;
   TextTable d({"dataset", "samples", "size (GB)", "note"});
   for (const DatasetRow& s : report.datasets) {
     d.add({s.name, fixed(s.samples, 0), s.bytes ? fixed(*s.bytes / 1e9, 3) : "-", s.note});

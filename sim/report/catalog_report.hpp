@@ -58,7 +58,8 @@ struct WorkloadsReport {
 // "phases"}],
 //  "datasets": [{"name", "samples", "bytes", "note"}]}
 std::string workloads_json(const WorkloadsReport& report);
-// The workloads table, a blank line, the datasets table; below the workloads, one line per workload
+// The workloads table, a blank line, the datasets table (none when the report has no datasets:
+// given files, `workloads` shows only them); below the workloads, one line per workload
 // read from a file ("name: path") and per workload for one phase only.
 std::string workloads_text(const WorkloadsReport& report);
 

@@ -770,6 +770,24 @@ TEST_CASE("each bad workload file is one located line and exit 2, from workloads
                            (box.dir / "net.yaml").string() + "': no such file\n");
 }
 
+TEST_CASE("workloads FILE shows only the file's workload, without the catalog's datasets",
+          "[cli][wfile]") {
+  Sandbox box;
+  box.write("net.yaml", kNetFile);
+  const Outcome shown = box.fulcrum("workloads " + quote((box.dir / "net.yaml").string()));
+  INFO(shown.err);
+  REQUIRE(shown.status == 0);
+  CHECK(shown.out.find("\ncli-net ") != std::string::npos);
+  CHECK(shown.out.find("resnet50") == std::string::npos);
+  CHECK(shown.out.find("dataset") == std::string::npos);
+  const auto json =
+      parse_json(box.fulcrum("workloads --json " + quote((box.dir / "net.yaml").string())).out);
+  CHECK(json.at("workloads").items.size() == 1);
+  CHECK(json.at("datasets").items.empty());
+  // Without files the datasets are listed.
+  CHECK(box.fulcrum("workloads").out.find("\ndataset ") != std::string::npos);
+}
+
 TEST_CASE("the data folder's workload files join the catalog under their names", "[cli][wfile]") {
   Sandbox box;
   const fs::path data = data_folder_with(box, "data");
