@@ -3,12 +3,14 @@
 // 128 + N after signal N stopped a run (SIGINT 130, SIGTERM 143, SIGHUP 129; one line on stderr).
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/error.hpp"
 #include "sim/cli/cli.hpp"
 #include "sim/config/input_text.hpp"
+#include "sim/mpi/communicator.hpp"
 #include "sim/report/interrupt.hpp"
 
 namespace {
@@ -17,6 +19,14 @@ namespace {
 // CSV header, a control sequence) is written escaped, never raw.
 std::string terminal_line(const char* what) {
   return fulcrum::sim::printable(what, std::string::npos);
+}
+
+// Under an MPI launcher every rank meets a bad option before MPI starts, and after it starts a
+// failing rank's error reaches rank 0 (sim/mpi/mpi_runner.hpp): the other ranks print nothing
+// and exit with the same status, so the job says it once.
+bool quiet_rank() {
+  const std::optional<int> rank = fulcrum::sim::mpi::launcher_rank();
+  return rank && *rank != 0;
 }
 
 }  // namespace
@@ -40,11 +50,11 @@ int main(int argc, char** argv) {
     return e.exit_status();
   } catch (const fulcrum::InputError& e) {
     std::cout.flush();
-    std::cerr << terminal_line(e.what()) << '\n';
+    if (!quiet_rank()) std::cerr << terminal_line(e.what()) << '\n';
     return 2;
   } catch (const std::exception& e) {
     std::cout.flush();
-    std::cerr << "fulcrum: internal error: " << terminal_line(e.what()) << '\n';
+    if (!quiet_rank()) std::cerr << "fulcrum: internal error: " << terminal_line(e.what()) << '\n';
     return 1;
   } catch (...) {
     std::cerr << "fulcrum: internal error: unknown exception\n";

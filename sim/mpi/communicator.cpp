@@ -91,6 +91,14 @@ bool launched_by_mpi() {
   return false;
 }
 
+std::optional<int> launcher_rank() {
+  if (!launched_by_mpi()) return std::nullopt;
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK"}) {
+    if (const std::optional<long> rank = env_number(name)) return static_cast<int>(*rank);
+  }
+  return std::nullopt;
+}
+
 std::string plugin_path() { return models::plugin_path("FULCRUM_MPI_PLUGIN", kPluginFile); }
 
 std::unique_ptr<Communicator> open_world() {

@@ -37,6 +37,11 @@ class Communicator {
 // SLURM_STEP_NUM_TASKS above 1). A single rank runs as a plain process.
 bool launched_by_mpi();
 
+// This process's rank from the launcher's environment (OMPI_COMM_WORLD_RANK, else PMIX_RANK) when
+// launched_by_mpi(), before MPI starts; nullopt for a plain process or where the launcher does
+// not say. An error every rank meets before MPI starts (a bad option) is printed by rank 0 only.
+std::optional<int> launcher_rank();
+
 // The job's ranks when launched_by_mpi(): MPI started, and ended when the communicator is
 // destroyed (every rank must destroy it). nullptr for a plain process. InputError (key "mpi",
 // one line) when this build has no MPI plugin or it cannot be loaded or MPI cannot start.

@@ -255,6 +255,26 @@ TEST_CASE("a process takes itself for a rank only when a launcher started severa
   CHECK(slurp("/proc/self/maps").find("libmpi") == std::string::npos);
 }
 
+TEST_CASE("a rank knows its number from the launcher before MPI starts", "[mpi][environment]") {
+  const ScopedEnv no_force("FULCRUM_MPI", nullptr);
+  const ScopedEnv no_pmix("PMIX_RANK", nullptr);
+  const ScopedEnv no_tasks("SLURM_STEP_NUM_TASKS", nullptr);
+  const ScopedEnv no_rank("OMPI_COMM_WORLD_RANK", nullptr);
+  const ScopedEnv no_size("OMPI_COMM_WORLD_SIZE", nullptr);
+  CHECK_FALSE(mpi::launcher_rank());  // a plain process
+  {
+    const ScopedEnv rank("OMPI_COMM_WORLD_RANK", "2");
+    CHECK_FALSE(mpi::launcher_rank());  // not started as one of several ranks
+    const ScopedEnv size("OMPI_COMM_WORLD_SIZE", "3");
+    CHECK(mpi::launcher_rank() == 2);
+  }
+  {
+    const ScopedEnv pmix("PMIX_RANK", "1");
+    const ScopedEnv tasks("SLURM_STEP_NUM_TASKS", "4");
+    CHECK(mpi::launcher_rank() == 1);
+  }
+}
+
 TEST_CASE("started by a launcher without the MPI plugin, the line names the plugin's path",
           "[mpi][environment]") {
   const ScopedEnv force("FULCRUM_MPI", "1");

@@ -5,6 +5,7 @@
 // line of each run, never in the user's shell.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
@@ -115,4 +116,15 @@ TEST_CASE("a run that fails on rank 2 ends the mpirun job with one line naming t
                          ":6:36: training.batch_size: must be an integer in 1..65536, got 0 "
                          "(rank 2 of 3)\n");
   CHECK_FALSE(std::filesystem::exists(dir.path() / "o"));
+}
+
+TEST_CASE("a bad option under mpirun -n 3 is one line, from rank 0 alone", "[mpi][mpirun]") {
+  TempDir dir;
+  const Outcome three = run_fulcrum(dir, 3, "sweep --no-such-option");
+  const Outcome one = run_fulcrum(dir, 0, "sweep --no-such-option");
+  CHECK(one.status == 2);
+  CHECK(three.status == 2);
+  CHECK(three.out.empty());
+  CHECK(three.err == one.err);
+  CHECK(std::count(three.err.begin(), three.err.end(), '\n') == 1);
 }
