@@ -94,10 +94,10 @@ class PythonStrategy final : public search::Strategy {
   std::optional<int> max_modes_;
 };
 
-// The registry a sweep makes its strategies from: the built-ins and, per Python strategy,
-// (name, class, summary, default budget). GIL held. The classes are held by plain pointers:
-// the caller's list keeps them alive for the sweep, and the registry is then copied and called
-// on threads without the GIL.
+// The registry a sweep or optimize makes its strategies from: the built-ins and, per Python
+// strategy, (name, class, summary, default budget). GIL held. The classes are held by plain
+// pointers: the caller's list keeps them alive for the sweep, and the registry is then copied and
+// called on threads without the GIL.
 using PythonStrategies =
     std::vector<std::tuple<std::string, py::object, std::string, std::optional<int>>>;
 
@@ -165,8 +165,10 @@ py::dict sweep_py(const std::string& sweep_file, const std::filesystem::path& ou
 py::dict optimize_py(const std::string& scenario_path, const std::vector<std::string>& overrides,
                      std::optional<std::uint64_t> seed, const std::filesystem::path& out,
                      bool publish, const std::optional<std::string>& reference_dir,
-                     const std::string& data_dir) {
+                     const std::string& data_dir, const PythonStrategies& strategies) {
+  const search::StrategyRegistry registry = registry_with(strategies);
   app::OptimizeRequest request;
+  request.strategies = &registry;
   request.plan.scenario_path = scenario_path;
   request.plan.overrides = overrides;
   request.plan.seed = seed;
@@ -467,7 +469,8 @@ void bind_search(py::module_& m) {
         py::arg("shard"), py::arg("shards"), py::arg("reference_dir"), py::arg("data_dir"),
         py::arg("strategies"), py::arg("progress"));
   s.def("optimize", &optimize_py, py::arg("scenario_path"), py::arg("overrides"), py::arg("seed"),
-        py::arg("out"), py::arg("publish"), py::arg("reference_dir"), py::arg("data_dir"));
+        py::arg("out"), py::arg("publish"), py::arg("reference_dir"), py::arg("data_dir"),
+        py::arg("strategies"));
 }
 
 }  // namespace fulcrum::python

@@ -254,22 +254,26 @@ class OptimizeResult:
 def optimize(scenario: Union[str, os.PathLike, Mapping],
              set: Optional[Mapping[str, Any]] = None, seed: Optional[int] = None,
              out: Optional[Union[str, os.PathLike]] = None, reference: Optional[str] = None,
-             data_dir: Optional[str] = None) -> OptimizeResult:
+             data_dir: Optional[str] = None,
+             strategies: Optional[Mapping[str, type]] = None) -> OptimizeResult:
     """Searches a scenario's `search:` block as `fulcrum optimize` does (docs/SEARCH.md): the
     strategy chooses a power mode and batch sizes through the Profiler, the choice is judged on
     the ground truth and run with the event-driven runtime.
 
     set, seed: as for run(). out: the folder to write optimize.json into (the CLI's --out, the
     same bytes); without it nothing is written. reference: the folder holding measurements/
-    (the CLI's --reference). Bad input raises fulcrum.InputError; a failure of the event-driven
-    run is raised (fulcrum.Error) after optimize.json is written, as the CLI does.
+    (the CLI's --reference). `search.strategy` may name a built-in strategy or one registered with
+    fulcrum.search.register, and `strategies=` ({name: Strategy subclass}) adds more for this
+    call. Bad input raises fulcrum.InputError; a failure of the event-driven run is raised
+    (fulcrum.Error) after optimize.json is written, as the CLI does.
     """
+    entries = search._entries(strategies)
     with tempfile.TemporaryDirectory(prefix="fulcrum-") as tmp:
         path, temp_file = _scenario_file(scenario, tmp, _DICT_SCENARIO_NAME)
         target = Path(out) if out is not None else Path(tmp) / "optimize"
         try:
             r = _core.search.optimize(path, _overrides(set), seed, os.fspath(target),
-                                      out is not None, reference, data_dir or "")
+                                      out is not None, reference, data_dir or "", entries)
         except InputError as e:
             raise _located_for_dict(e, temp_file, _DICT_SCENARIO_NAME) from None
         return OptimizeResult(json.loads(r["json"]), r["text"], list(r["warnings"]),

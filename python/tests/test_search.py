@@ -250,3 +250,21 @@ def test_optimize_without_a_search_block_is_the_clis_located_error(tmp_path, cli
     assert err.strip() == str(caught.value)
     assert caught.value.file == "scenarios/quickstart.yaml"
     assert not (tmp_path / "o").exists()
+
+
+def test_optimize_runs_a_python_strategy_as_it_runs_the_built_in_one(tmp_path):
+    scenario = "scenarios/optimize-measured.yaml"
+    common = {"duration_s": 20, "search.max_modes": 30}
+    cpp = fulcrum.optimize(scenario, set={**common, "search.strategy": "random"})
+    py = fulcrum.optimize(scenario, set={**common, "search.strategy": "py-random"})
+    # For this call only, under a name of its own.
+    once = fulcrum.optimize(scenario, set={**common, "search.strategy": "once-random"},
+                            strategies={"once-random": random_search.RandomSearch})
+    assert cpp.report["choice"]["found"] is True
+    assert cpp.report["profiling"]["modes"] > 0
+    for r, name in ((py, "py-random"), (once, "once-random")):
+        assert r.report["search"]["strategy"] == name
+        same = {**r.report, "search": {**r.report["search"], "strategy": None}}
+        assert same == {**cpp.report, "search": {**cpp.report["search"], "strategy": None}}
+    with pytest.raises(fulcrum.InputError, match="search.strategy"):
+        fulcrum.optimize(scenario, set={**common, "search.strategy": "once-random"})

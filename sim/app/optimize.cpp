@@ -124,7 +124,13 @@ std::filesystem::path publish(const OptimizeResult& result) {
 
 OptimizeResult optimize(const OptimizeRequest& request) {
   const std::string& path = request.plan.scenario_path;
-  const LoadedScenario loaded = load_scenario_with_sources(path, request.plan.overrides);
+  const search::StrategyRegistry& registry =
+      request.strategies != nullptr ? *request.strategies : search::strategy_registry();
+  const std::vector<std::string> strategy_names = registry.names();
+  PlanRequest plan_request = request.plan;
+  plan_request.strategy_names = &strategy_names;
+  const LoadedScenario loaded =
+      load_scenario_with_sources(path, request.plan.overrides, &strategy_names);
   const Scenario& sc = loaded.scenario;
   if (!sc.search) {
     throw InputError(SourceLocation{path, 0, 0}, "search",
@@ -145,7 +151,7 @@ OptimizeResult optimize(const OptimizeRequest& request) {
   r.warnings = warnings_for(sc, spec.ground_truth);
   std::unique_ptr<search::Strategy> strategy;
   try {
-    strategy = search::strategy_registry().make(
+    strategy = registry.make(
         spec.strategy,
         {.max_modes = spec.max_modes, .seed = r.seed, .data_dir = request.plan.data_dir});
   } catch (const InputError& e) {
@@ -253,7 +259,7 @@ OptimizeResult optimize(const OptimizeRequest& request) {
   // search's result above stands.
   if (choice.found) {
     try {
-      const RunPlan plan = RunPlan::load(request.plan);
+      const RunPlan plan = RunPlan::load(plan_request);
       r.event_driven = plan.with_mode(choice.mode)
                            .with_batch_sizes({.inference = choice.batch_sizes})
                            .simulate(nullptr, [](Time, Time) { throw_if_interrupted(); });

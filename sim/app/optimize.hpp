@@ -16,6 +16,7 @@
 
 #include "sim/app/run_plan.hpp"
 #include "sim/report/optimize_report.hpp"
+#include "sim/search/strategy.hpp"
 
 namespace fulcrum::sim::app {
 
@@ -27,6 +28,8 @@ struct OptimizeRequest {
   // Where optimize.json goes (checked before the search: check_output_folder); absent:
   // default_optimize_folder() of the scenario's name.
   std::optional<std::filesystem::path> out_dir = std::nullopt;
+  // The strategies `search.strategy` may name; null: the built-ins (search::strategy_registry()).
+  const search::StrategyRegistry* strategies = nullptr;
 };
 
 struct OptimizeResult {

@@ -60,7 +60,8 @@ RunPlan RunPlan::load(const PlanRequest& request) {
   p.scenario_path_ = request.scenario_path;
   p.data_dir_ = request.data_dir;
   add_data_workloads(request.data_dir);  // the plan's data folder's workload files, by name
-  LoadedScenario loaded = load_scenario_with_sources(request.scenario_path, request.overrides);
+  LoadedScenario loaded =
+      load_scenario_with_sources(request.scenario_path, request.overrides, request.strategy_names);
   if (request.seed) loaded.scenario.seed = *request.seed;
   p.devices_ = std::make_shared<const models::DeviceCatalog>(
       devices_for(request.data_dir, loaded.scenario.device.model));

@@ -50,6 +50,9 @@ struct PlanRequest {
   std::optional<std::uint64_t> seed = std::nullopt;  // replaces the scenario's seed (--seed)
   std::string data_dir = default_data_dir();
   BackendChoice backend = {};
+  // The names the scenario's `search.strategy` may give (sorted; `optimize` passes its
+  // registry's); null: the built-in strategies.
+  const std::vector<std::string>* strategy_names = nullptr;
 };
 
 // Batch sizes for a derived plan; an absent or empty field keeps the plan's own.

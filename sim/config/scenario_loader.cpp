@@ -115,8 +115,11 @@ double read_period_s(const YamlNode& n, double duration_s, const char* what) {
 // Reads one scenario document; remembers which key paths --set touched.
 class ScenarioReader {
  public:
-  ScenarioReader(std::string base_dir, std::vector<std::string> touched)
-      : base_dir_(std::move(base_dir)), touched_(std::move(touched)) {}
+  ScenarioReader(std::string base_dir, std::vector<std::string> touched,
+                 const std::vector<std::string>* known_strategies)
+      : base_dir_(std::move(base_dir)),
+        touched_(std::move(touched)),
+        known_strategies_(known_strategies) {}
 
   LoadedScenario read(const YamlNode& root) {
     LoadedScenario out;
@@ -148,7 +151,8 @@ class ScenarioReader {
       root.fail("nothing to run: give a 'training' job, an 'inference' stream, or both");
     }
     if (auto n = root.optional("budgets")) s.budgets = read_budgets(*n, s.duration_s);
-    if (auto n = root.optional("search")) s.search = read_search(*n, out.sources);
+    if (auto n = root.optional("search"))
+      s.search = read_search(*n, out.sources, known_strategies_);
     s.outputs = read_outputs(root.optional("outputs"), s, root);
     return out;
   }
@@ -564,12 +568,13 @@ class ScenarioReader {
   }
 
   // The `search:` block; its values through the reader sweep files share (search_reader.hpp).
-  static SearchSpec read_search(const YamlNode& n, ScenarioSources& sources) {
+  static SearchSpec read_search(const YamlNode& n, ScenarioSources& sources,
+                                const std::vector<std::string>* known_strategies) {
     n.allow_keys({"strategy", "batch_sizes", "modes", "max_modes", "power_constraint", "objective",
                   "ground_truth", "seed", "noise"});
     SearchSpec s;
     if (auto f = n.optional("strategy")) {
-      s.strategy = read_strategy_name(*f);
+      s.strategy = read_strategy_name(*f, known_strategies);
       sources.record("search.strategy", f->location());
     }
     if (auto f = n.optional("max_modes")) s.max_modes = f->as_positive_int();
@@ -660,13 +665,15 @@ class ScenarioReader {
 
   std::string base_dir_;
   std::vector<std::string> touched_;
+  const std::vector<std::string>* known_strategies_;  // null: kStrategyNames
 };
 
 LoadedScenario read_document(YamlDoc& doc, const std::vector<std::string>& overrides,
-                             const std::string& base_dir) {
+                             const std::string& base_dir,
+                             const std::vector<std::string>* known_strategies = nullptr) {
   const std::vector<std::string> touched = apply_overrides(doc.raw(), overrides);
   try {
-    return ScenarioReader(base_dir, touched).read(doc.root());
+    return ScenarioReader(base_dir, touched, known_strategies).read(doc.root());
   } catch (const InputError& e) {
     // A value that came from --set has no place in the file; point at the command line.
     if (!e.key_path().empty() && is_overridden(e.key_path(), touched)) {
@@ -798,7 +805,8 @@ LoadedScenario parse_scenario(const std::string& text, const std::string& displa
 }
 
 LoadedScenario load_scenario_with_sources(const std::string& path,
-                                          const std::vector<std::string>& overrides) {
+                                          const std::vector<std::string>& overrides,
+                                          const std::vector<std::string>* known_strategies) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError(SourceLocation{printable(path, 4096), 0, 0}, "",
@@ -807,7 +815,7 @@ LoadedScenario load_scenario_with_sources(const std::string& path,
   YamlDoc doc = YamlDoc::load(path);
   std::string base = std::filesystem::path(path).parent_path().string();
   if (base.empty()) base = ".";
-  return read_document(doc, overrides, base);
+  return read_document(doc, overrides, base, known_strategies);
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

@@ -53,9 +53,12 @@ std::string bad_seed_problem(std::string_view text);
 
 // Reads, checks and applies defaults. `overrides` are "key.path=value" strings (--set), applied
 // to the document before it is read. Trace files are read relative to the scenario's folder.
+// `known_strategies` (sorted) are the names `search.strategy` may give; null: the built-ins
+// (kStrategyNames).
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
-LoadedScenario load_scenario_with_sources(const std::string& path,
-                                          const std::vector<std::string>& overrides = {});
+LoadedScenario load_scenario_with_sources(
+    const std::string& path, const std::vector<std::string>& overrides = {},
+    const std::vector<std::string>* known_strategies = nullptr);
 
 // The same from text in memory (tests, fuzzing); `display_name` appears in errors and trace
 // paths are resolved against `base_dir`.

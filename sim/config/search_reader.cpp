@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fulcrum::sim {
 
@@ -35,12 +36,15 @@ GroundTruthKind read_ground_truth(const YamlNode& n) {
   return read_one_of(n, &ground_truth_from, {GroundTruthKind::table, GroundTruthKind::analytic});
 }
 
-std::string read_strategy_name(const YamlNode& n) {
+std::string read_strategy_name(const YamlNode& n, const std::vector<std::string>* known) {
   const std::string name = n.as_string();
+  const std::vector<std::string> names =
+      known != nullptr ? *known
+                       : std::vector<std::string>(kStrategyNames.begin(), kStrategyNames.end());
   std::string list;
-  for (std::string_view known : kStrategyNames) {
-    if (name == known) return name;
-    list += (list.empty() ? "" : ", ") + std::string(known);
+  for (const std::string& k : names) {
+    if (name == k) return name;
+    list += (list.empty() ? "" : ", ") + k;
   }
   n.fail("unknown strategy '" + name + "' (known: " + list + ")");
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/config/yaml_support.hpp"
 #include "sim/scenario/search_vocabulary.hpp"
@@ -16,8 +17,9 @@ namespace fulcrum::sim {
 Objective read_objective(const YamlNode& n);               // per-window | per-second
 PowerConstraint read_power_constraint(const YamlNode& n);  // max-of-phases | time-weighted
 GroundTruthKind read_ground_truth(const YamlNode& n);      // table | analytic
-// A strategy name of kStrategyNames ("unknown strategy 'x' (known: als, binary, ...)").
-std::string read_strategy_name(const YamlNode& n);
+// A strategy name of `known` (sorted), or of kStrategyNames when null ("unknown strategy 'x'
+// (known: als, binary, ...)").
+std::string read_strategy_name(const YamlNode& n, const std::vector<std::string>* known = nullptr);
 // The Profiler's relative measurement noise: >= 0 and < 1.
 double read_profiler_noise(const YamlNode& n);
 
