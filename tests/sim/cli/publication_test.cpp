@@ -2,9 +2,7 @@
 // it: several runs at once, a failure, a kill or a signal at every step of publishing, signals
 // from outside during a long run, and folders that are not results. After each, the folder must
 // hold one complete result (or the previous one, byte for byte) and nothing staged may be left.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,9 +19,8 @@
 
 #include "sim/report/folder_lock.hpp"
 #include "tests/sim/report/json_check.hpp"
+#include "tests/spawn_process.hpp"
 #include "tests/temp_dir.hpp"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 using fulcrum::sim::FolderLock;
@@ -91,38 +88,15 @@ class Child {
     const std::string tag = std::to_string(counter++);
     out_ = box / ("stdout-" + tag + ".txt");
     err_ = box / ("stderr-" + tag + ".txt");
-    std::vector<std::string> argv_s{FULCRUM_BINARY};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<std::string> argv{FULCRUM_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env_s;
     for (char** e = environ; *e != nullptr; ++e) {
       if (std::string(*e).rfind("FULCRUM_FAULT_AT=", 0) != 0) env_s.emplace_back(*e);
     }
     env_s.insert(env_s.end(), env.begin(), env.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (auto& e : env_s) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-    // Default dispositions and no blocked signals, whatever this test was started with (a
-    // background job ignores SIGINT, nohup SIGHUP): the signals sent must reach the run.
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t signals;
-    sigemptyset(&signals);
-    posix_spawnattr_setsigmask(&attributes, &signals);
-    for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, s);
-    posix_spawnattr_setsigdefault(&attributes, &signals);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    const int rc = posix_spawn(&pid_, argv[0], &actions, &attributes, argv.data(), envp.data());
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
-    REQUIRE(rc == 0);
+    pid_ = fulcrum::testing::spawn_process(argv, err_, out_, env_s, cwd);
+    REQUIRE(pid_ > 0);
   }
   ~Child() {
     if (pid_ > 0) {

@@ -1,9 +1,7 @@
 // `fulcrum sweep` and `fulcrum optimize` stopped by a signal, as whole processes: one line, exit
 // 128 + signal, nothing staged, published or locked left behind; optimize prints what its search
 // found before the signal stopped the run of its choice.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,9 +17,8 @@
 #include <vector>
 
 #include "tests/reference_data.hpp"
+#include "tests/spawn_process.hpp"
 #include "tests/temp_dir.hpp"
-
-extern char** environ;
 
 namespace {
 
@@ -32,33 +29,10 @@ using fulcrum::testing::slurp;
 // Runs FULCRUM_BINARY with `args`, stdout into `out` (or nowhere), stderr into `err`; returns its
 // pid.
 pid_t spawn(const std::vector<std::string>& args, const fs::path& err, const fs::path& out = {}) {
-  std::vector<std::string> argv_s{FULCRUM_BINARY};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (out.empty()) {
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  } else {
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  }
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  // Default dispositions and no blocked signals, whatever this test was started with.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t signals;
-  sigemptyset(&signals);
-  posix_spawnattr_setsigmask(&attributes, &signals);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, s);
-  posix_spawnattr_setsigdefault(&attributes, &signals);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(rc == 0);
+  std::vector<std::string> argv{FULCRUM_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const pid_t pid = fulcrum::testing::spawn_process(argv, err, out);
+  REQUIRE(pid > 0);
   return pid;
 }
 
