@@ -23,28 +23,11 @@ import time
 
 import fulcrum
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python",
+                                "examples"))
+from windowed_policy import Windowed  # noqa: E402
+
 SCENARIO = "scenarios/quickstart.yaml"
-
-
-class Windowed(fulcrum.policy.Policy):
-    """Managed, windowed interleaving (sim/runtime/managed_policy.cpp), counting its decisions."""
-
-    def __init__(self):
-        self.decisions = 0
-
-    def pick_next(self, host):
-        self.decisions += 1
-        c = host.oldest_ready_inference()
-        if c is not None:
-            return c
-        t = host.training_context()
-        if t is None or not host.has_ready_work(t):
-            return None
-        done = host.now() + host.predicted_duration(t)
-        for c in range(host.context_count()):
-            if c != t and host.next_ready_bound(c) < done:
-                return None
-        return t
 
 
 def cpu_s():

@@ -2,6 +2,7 @@
 interleaving re-implemented in Python reproduce the C++ policies' outputs byte for byte; errors
 inside a policy are one fulcrum.Error naming it, and nothing is published."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,22 +10,8 @@ import pytest
 import fulcrum
 from fulcrum.policy import Policy
 
-
-class Windowed(Policy):
-    """Managed, windowed (sim/runtime/managed_policy.cpp) in Python."""
-
-    def pick_next(self, host):
-        c = host.oldest_ready_inference()
-        if c is not None:
-            return c
-        t = host.training_context()
-        if t is None or not host.has_ready_work(t):
-            return None
-        done = host.now() + host.predicted_duration(t)
-        for c in range(host.context_count()):
-            if c != t and host.next_ready_bound(c) < done:
-                return None
-        return t
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python" / "examples"))
+from windowed_policy import Windowed  # noqa: E402
 
 
 class Greedy(Policy):
@@ -53,7 +40,7 @@ def test_windowed_interleaving_in_python_writes_the_bytes_of_the_cpp_policy(tmp_
     for name in a:
         if name != "run.json":  # the host's wall time and the command line
             assert a[name] == b[name], name
-    assert b"policy=test_policy.Windowed" in b["run.json"]
+    assert b"policy=windowed_policy.Windowed" in b["run.json"]
     assert py.summary["training"]["minibatches"] > 0
 
 
