@@ -2,6 +2,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -564,6 +565,14 @@ ModeErrors evaluate_cross_mode(const DeviceSpec& device, const CrossModeCalibrat
     e.time_error_pct.push_back((est.time_s - r.time_s) / r.time_s * 100);
     e.power_error_pct.push_back((est.power_w - r.power_w) / r.power_w * 100);
   }
+  return grouped_errors(device, rows, std::move(e.time_error_pct), std::move(e.power_error_pct));
+}
+
+ModeErrors grouped_errors(const DeviceSpec& device, const std::vector<ModeRow>& rows,
+                          std::vector<double> time_error_pct, std::vector<double> power_error_pct) {
+  ModeErrors e;
+  e.time_error_pct = std::move(time_error_pct);
+  e.power_error_pct = std::move(power_error_pct);
   e.all = error_stats(e.time_error_pct, e.power_error_pct);
   auto collect = [&](const std::function<std::string(const ModeRow&)>& group_of) {
     std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> g;
@@ -604,6 +613,115 @@ ModeErrors evaluate_cross_mode(const DeviceSpec& device, const CrossModeCalibrat
     return r.phase == Phase::inference ? r.workload + buf : std::string();
   });
   return e;
+}
+
+ModeErrors nearest_neighbour_errors(const DeviceSpec& device, const std::vector<ModeRow>& fit,
+                                    const std::vector<ModeRow>& rows, std::size_t k,
+                                    bool local_linear) {
+  using Key = std::tuple<std::string, int, int>;
+  const auto key_of = [](const ModeRow& r) {
+    return Key{r.workload, static_cast<int>(r.phase), r.batch_size};
+  };
+  // Each setting's rank among the distinct values the rows of its key take (cores, CPU, GPU,
+  // EMC), so that one grid step is 1 in every dimension.
+  struct Axes {
+    std::array<std::vector<double>, 4> values;
+  };
+  const auto settings = [](const ModeRow& r) {
+    return std::array<double, 4>{static_cast<double>(r.mode.cores), r.mode.cpu_khz, r.mode.gpu_hz,
+                                 r.mode.emc_hz};
+  };
+  std::map<Key, Axes> axes;
+  std::map<Key, std::vector<std::size_t>> by_key;
+  for (const auto* set : {&fit, &rows}) {
+    for (const ModeRow& r : *set) {
+      const auto v = settings(r);
+      Axes& a = axes[key_of(r)];
+      for (std::size_t d = 0; d < 4; ++d) a.values[d].push_back(v[d]);
+    }
+  }
+  for (auto& [key, a] : axes) {
+    for (auto& v : a.values) {
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+  }
+  const auto coordinates = [&](const ModeRow& r) {
+    const Axes& a = axes.at(key_of(r));
+    const auto v = settings(r);
+    std::array<double, 4> c{};
+    for (std::size_t d = 0; d < 4; ++d) {
+      c[d] = static_cast<double>(std::lower_bound(a.values[d].begin(), a.values[d].end(), v[d]) -
+                                 a.values[d].begin());
+    }
+    return c;
+  };
+  for (std::size_t i = 0; i < fit.size(); ++i) by_key[key_of(fit[i])].push_back(i);
+  std::vector<double> time_err, power_err;
+  time_err.reserve(rows.size());
+  power_err.reserve(rows.size());
+  std::vector<std::pair<double, std::size_t>> near;
+  for (const ModeRow& r : rows) {
+    const auto it = by_key.find(key_of(r));
+    if (it == by_key.end() || it->second.empty()) {
+      throw Error("nearest_neighbour_errors: no fitted rows of " + r.workload + " " +
+                  to_string(r.phase) + " at batch " + std::to_string(r.batch_size));
+    }
+    const auto c = coordinates(r);
+    near.clear();
+    for (const std::size_t j : it->second) {
+      const auto cj = coordinates(fit[j]);
+      double d2 = 0;
+      for (std::size_t d = 0; d < 4; ++d) d2 += (c[d] - cj[d]) * (c[d] - cj[d]);
+      near.emplace_back(std::sqrt(d2), j);
+    }
+    const std::size_t n = std::min(std::max<std::size_t>(1, k), near.size());
+    std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(n), near.end());
+    if (local_linear) {
+      // Weighted least squares of log time and log power on [1, cores, ln f_cpu, ln f_gpu,
+      // ln f_emc] over the k nearest (weights 1 / (1 + distance)), a small ridge keeping a
+      // setting the neighbours share from making it singular; evaluated at the row's mode.
+      const auto x_of = [](const ModeRow& m) {
+        Eigen::Matrix<double, 5, 1> x;
+        x << 1.0, static_cast<double>(m.mode.cores), std::log(m.mode.cpu_khz),
+            std::log(m.mode.gpu_hz), std::log(m.mode.emc_hz);
+        return x;
+      };
+      const Eigen::Matrix<double, 5, 1> x0 = x_of(r);
+      Eigen::Matrix<double, 5, 5> a = Eigen::Matrix<double, 5, 5>::Zero();
+      Eigen::Matrix<double, 5, 2> b = Eigen::Matrix<double, 5, 2>::Zero();
+      for (std::size_t m = 0; m < n; ++m) {
+        const ModeRow& f = fit[near[m].second];
+        const Eigen::Matrix<double, 5, 1> x = x_of(f) - x0;  // centred at the row: the intercept
+        const double w = 1.0 / (1.0 + near[m].first);        // is the prediction
+        Eigen::Matrix<double, 5, 1> xc = x;
+        xc(0) = 1.0;
+        a += w * xc * xc.transpose();
+        b.col(0) += w * xc * std::log(f.time_s);
+        b.col(1) += w * xc * std::log(f.power_w);
+      }
+      for (int d = 1; d < 5; ++d) a(d, d) += 1e-6 * (1.0 + a(d, d));
+      const Eigen::Matrix<double, 5, 2> beta = a.ldlt().solve(b);
+      const double t = std::exp(beta(0, 0)), p = std::exp(beta(0, 1));
+      time_err.push_back((t - r.time_s) / r.time_s * 100);
+      power_err.push_back((p - r.power_w) / r.power_w * 100);
+      continue;
+    }
+    // Inverse-distance weights on log time and log power (a repeated mode: that row alone).
+    double w_sum = 0, log_t = 0, log_p = 0;
+    const bool exact = near.front().first == 0;
+    for (std::size_t m = 0; m < n; ++m) {
+      if (exact && near[m].first > 0) break;
+      const double w = exact ? 1.0 : 1.0 / near[m].first;
+      w_sum += w;
+      log_t += w * std::log(fit[near[m].second].time_s);
+      log_p += w * std::log(fit[near[m].second].power_w);
+    }
+    const double t = std::exp(log_t / w_sum), p = std::exp(log_p / w_sum);
+    time_err.push_back((t - r.time_s) / r.time_s * 100);
+    power_err.push_back((p - r.power_w) / r.power_w * 100);
+  }
+  return grouped_errors(device, rows, std::move(time_err), std::move(power_err));
 }
 
 GraphCoefficients fit_graph_coefficients(const DeviceSpec& device,

@@ -113,6 +113,22 @@ struct ModeErrors {
 ModeErrors evaluate_cross_mode(const DeviceSpec& device, const CrossModeCalibration& calibration,
                                const std::vector<ModeRow>& rows, const WorkloadCatalog& catalog);
 
+// ModeErrors of given signed per-row errors, grouped by workload and region as
+// evaluate_cross_mode groups them.
+ModeErrors grouped_errors(const DeviceSpec& device, const std::vector<ModeRow>& rows,
+                          std::vector<double> time_error_pct, std::vector<double> power_error_pct);
+
+// A model-free yardstick for held-out errors: each row of `rows` predicted by the k nearest rows
+// of `fit` with its workload, phase and batch size (distance over the ranks of cores, CPU, GPU
+// and EMC clock among the values those rows take: one grid step is 1 in each), inverse-distance
+// weighted on log time and log power; with local_linear, a weighted least-squares plane of log
+// time and log power in (cores, ln f_cpu, ln f_gpu, ln f_emc) through those k rows instead. What
+// these cannot reach, a smooth function of the mode's four settings fitted to the same rows is
+// unlikely to (docs/MODEL.md). Error when a row's key has no fitted rows.
+ModeErrors nearest_neighbour_errors(const DeviceSpec& device, const std::vector<ModeRow>& fit,
+                                    const std::vector<ModeRow>& rows, std::size_t k,
+                                    bool local_linear = false);
+
 // The device's per-op-class coefficients (GraphCoefficients) fitted to the rows of the calibrated
 // workloads, every workload's parameters then following from its layer graph alone
 // (graph_parameters) and its own preprocess_ms kept: Levenberg-Marquardt on the same residuals

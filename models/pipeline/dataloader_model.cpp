@@ -49,6 +49,13 @@ double worker_batch_ms(const DataloaderModel& model, const DeviceSpec& device,
          arch_speed_of(model, device);
 }
 
+double host_intake_ms(const DataloaderModel& model, double input_bytes, const DeviceSpec& device,
+                      const PowerMode& mode) {
+  if (!(model.host_copy_gb_s > 0) || !(input_bytes > 0)) return 0.0;
+  return input_bytes / (model.host_copy_gb_s * 1e9) * 1e3 * (model.ref_cpu_khz / mode.cpu_khz) /
+         arch_speed_of(model, device);
+}
+
 CacheEstimate cache_capacity(const DataloaderModel& model, double ram_gb,
                              double training_parameters,
                              const std::vector<double>& inference_parameters) {

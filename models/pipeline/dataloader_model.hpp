@@ -61,6 +61,10 @@ struct DataloaderModel {
   // process through shared memory), beside the per-sample cost of its format.
   double os_cores = 0;
   double worker_batch_ms_at_ref = 0;
+  // The training process's own intake of each minibatch (rebuilding the batch from the worker's
+  // shared memory and the pageable host-to-device copy of its input tensor): GB/s of one core at
+  // ref_cpu_khz on ref_arch over the minibatch's input bytes; 0: not modelled.
+  double host_copy_gb_s = 0;
   std::string contention_basis;
 
   // The format of a dataset's samples (its override where it has one); InputError "no sample
@@ -83,6 +87,12 @@ CacheEstimate cache_capacity(const DataloaderModel& model, double ram_gb,
 // given mode: worker_batch_ms_at_ref x (ref_cpu_khz / f_cpu) / arch_speed.
 double worker_batch_ms(const DataloaderModel& model, const DeviceSpec& device,
                        const PowerMode& mode);
+
+// Core-milliseconds the training process's host thread spends taking in `input_bytes` of a
+// minibatch in the given mode: input_bytes / host_copy_gb_s x (ref_cpu_khz / f_cpu) /
+// arch_speed; 0 when host_copy_gb_s is 0 (not modelled).
+double host_intake_ms(const DataloaderModel& model, double input_bytes, const DeviceSpec& device,
+                      const PowerMode& mode);
 
 // Power of one core busy at the mode's CPU frequency, W (core_active_w scaled by f V^2).
 double busy_core_power_w(const DataloaderModel& model, const DeviceSpec& device,

@@ -17,6 +17,7 @@
 #include "sim/app/available.hpp"
 #include "sim/config/calibration_loader.hpp"
 #include "sim/config/cross_mode_loader.hpp"
+#include "sim/config/workload_file_loader.hpp"
 #include "sim/report/atomic_file.hpp"
 #include "sim/report/number_format.hpp"
 #include "sim/report/output_path.hpp"
@@ -102,6 +103,47 @@ std::string protocol_table(const models::DeviceSpec& device,
   return out;
 }
 
+// The held-out time MAPE of the model beside that of nearest-neighbour interpolators fitted on
+// the same rows (models::nearest_neighbour_errors), per workload and region: where
+// the interpolators do no better than the model, the residual is scatter no function of the
+// mode's settings follows (docs/MODEL.md "What the residuals say is missing").
+std::string yardstick_table(const models::DeviceSpec& device, const models::ModeErrors& model,
+                            const std::vector<models::ModeRow>& fit,
+                            const std::vector<models::ModeRow>& rest) {
+  // Nearest row; inverse-distance mean of 4; local planes through 16 and 32.
+  std::vector<models::ModeErrors> nn;
+  nn.push_back(models::nearest_neighbour_errors(device, fit, rest, 1));
+  nn.push_back(models::nearest_neighbour_errors(device, fit, rest, 4));
+  nn.push_back(models::nearest_neighbour_errors(device, fit, rest, 16, true));
+  nn.push_back(models::nearest_neighbour_errors(device, fit, rest, 32, true));
+  std::string out =
+      "held-out time MAPE %, the model beside interpolators of the fitted rows of the same "
+      "workload, phase and batch (nearest 1; inverse-distance mean of the nearest 4; local "
+      "log-linear planes through the nearest 16 and 32):\n"
+      "  group                                  rows   model   near 1  idw 4  plane 16  plane 32\n";
+  const auto line = [&](const std::string& name, const models::ErrorStats& m,
+                        const std::vector<double>& v) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "  %-38s %5zu %7s %8s %6s %9s %9s\n", name.c_str(), m.rows,
+                  fixed(m.time_mape_pct, 2).c_str(), fixed(v[0], 2).c_str(), fixed(v[1], 2).c_str(),
+                  fixed(v[2], 2).c_str(), fixed(v[3], 2).c_str());
+    out += buf;
+  };
+  const auto groups = [&](const std::vector<models::GroupErrors> models::ModeErrors::*member) {
+    for (std::size_t g = 0; g < (model.*member).size(); ++g) {
+      std::vector<double> v;
+      for (const models::ModeErrors& e : nn) v.push_back((e.*member)[g].stats.time_mape_pct);
+      line((model.*member)[g].group, (model.*member)[g].stats, v);
+    }
+  };
+  std::vector<double> all;
+  for (const models::ModeErrors& e : nn) all.push_back(e.all.time_mape_pct);
+  line("all rows", model.all, all);
+  groups(&models::ModeErrors::by_workload);
+  groups(&models::ModeErrors::by_region);
+  return out;
+}
+
 CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::DeviceSpec& device) {
   const models::WorkloadCatalog& catalog = models::workload_catalog();
   CalibrateReport report;
@@ -129,9 +171,13 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
   if (rq.fit) inputs.push_back(*rq.fit);
   if (rq.at) inputs.push_back(*rq.at);
   if (rq.out) check_out(*rq.out, device.name, "-modes", inputs);
+  // --workload names a catalog workload or a workload file (read and added to the catalog here,
+  // as `profile --workloads FILE` does; a bad file is refused with its own location).
   std::optional<std::string> workload;
   if (rq.workload) {
-    workload = models::canonical_workload_name(*rq.workload);
+    workload = names_workload_file(*rq.workload)
+                   ? add_workload_file(*rq.workload)
+                   : std::string(models::canonical_workload_name(*rq.workload));
     try {
       catalog.get(*workload);
     } catch (const InputError& e) {
@@ -228,8 +274,7 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     if (!(share > 0 && share <= 1)) {
       throw InputError(std::nullopt, "fulcrum calibrate", "--zero-shot must be in (0, 1]");
     }
-    const std::string only =
-        rq.workload ? std::string(models::canonical_workload_name(*rq.workload)) : std::string();
+    const std::string only = workload.value_or(std::string());
     out << "zero-shot, leave one workload out (device fitted on " << fixed(share * 100, 0)
         << "% of the modes of the other workloads, seed " << seed << ")\n";
     for (const auto& r : models::zero_shot_leave_one_out(device, all, catalog, share, seed, only,
@@ -258,6 +303,7 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     out << "fitted on " << fit_rows.size() << " rows (" << fixed((1 - holdout) * 100, 0)
         << "% of the modes, seed " << seed << "), " << fit.iterations << " iterations\n";
     out << models::to_table(errors, "held-out MAPE on " + std::to_string(rest.size()) + " rows:");
+    out << yardstick_table(device, errors, fit_rows, rest);
     out << protocol_table(device, fit.calibration, rest, seed, rq.data_dir);
     report.kind = "holdout";
     report.fitted_rows = fit_rows.size();

@@ -41,8 +41,9 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
       "its parameters (the device from the other workloads)")(
       "fit-sample", po::value<std::size_t>(),
       "with --modes: like --fit, with this many random "
-      "reference rows of --workload in --phase")("workload", po::value<std::string>(),
-                                                 "the new workload of --fit / --fit-sample")(
+      "reference rows of --workload in --phase")(
+      "workload", po::value<std::string>(),
+      "the new workload of --fit / --fit-sample: a catalog name or a workload file (.yaml)")(
       "phase", po::value<std::string>()->default_value("training"), "phase of --fit-sample")(
       "at", po::value<std::string>(),
       "with --fit: CSV of rows to report MAPE on (default: the "

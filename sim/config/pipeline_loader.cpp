@@ -138,13 +138,18 @@ models::DataloaderModel parse_dataloader_model(const YamlNode& root) {
 
   // Optional: without it the OS takes no core and a worker no per-minibatch time.
   if (const auto contention = root.optional("contention")) {
-    contention->allow_keys({"os_cores", "worker_batch_ms_at_ref", "basis"});
+    contention->allow_keys({"os_cores", "worker_batch_ms_at_ref", "host_copy_gb_s", "basis"});
     const YamlNode os = contention->required("os_cores");
     m.os_cores = os.as_nonnegative_double();
     if (m.os_cores > 1) os.fail("expected a value in [0, 1] (cores' worth of CPU time)");
     const YamlNode batch = contention->required("worker_batch_ms_at_ref");
     m.worker_batch_ms_at_ref = batch.as_nonnegative_double();
     if (m.worker_batch_ms_at_ref > 1e4) batch.fail("must be <= 10000 (ms per minibatch)");
+    // Optional: without it the training process's intake of a minibatch is not modelled.
+    if (const auto copy = contention->optional("host_copy_gb_s")) {
+      m.host_copy_gb_s = copy->as_positive_double();
+      if (m.host_copy_gb_s < 1e-3) copy->fail("must be >= 0.001 (GB/s)");
+    }
     m.contention_basis = text(*contention, "basis");
   }
 

@@ -70,6 +70,8 @@ DataloaderPipeline::DataloaderPipeline(const RunSetup& setup, const models::Pipe
   preprocess_ms_ = models::preprocess_ms_per_sample(data.dataloader, format, *setup.device, mode);
   batch_ms_ = models::worker_batch_ms(data.dataloader, *setup.device, mode);
   hit_copy_ms_ = bytes_per_sample_ / (data.dataloader.cache_copy_gb_s * 1e9) * 1e3;
+  intake_ms_ = models::host_intake_ms(
+      data.dataloader, setup.training_workload->input_bytes_per_sample(), *setup.device, mode);
   const double ram_gb = ram_gb_of(setup);
   if (!(ram_gb > 0)) {
     throw InputError(std::nullopt, "device.ram_gb",
@@ -197,7 +199,12 @@ void DataloaderPipeline::batch_done(int w, std::uint64_t minibatch) {
   worker_state_[static_cast<std::size_t>(w)].busy = false;
   if (waiting_for_ && *waiting_for_ == minibatch) {
     waiting_for_.reset();
-    notify_();
+    const Time wait = begin_intake(minibatch);
+    if (wait > 0) {
+      sim_->schedule_after(wait, [this] { notify_(); });
+    } else {
+      notify_();
+    }
   }
   run_worker(w);
 }
@@ -205,7 +212,8 @@ void DataloaderPipeline::batch_done(int w, std::uint64_t minibatch) {
 // ---- processor sharing of the online cores ----
 
 std::size_t DataloaderPipeline::runnable() const {
-  return jobs_.size() + (launch_active_ ? 1 : 0) + static_cast<std::size_t>(inference_threads_);
+  return jobs_.size() + (launch_active_ || intake_active_ ? 1 : 0) +
+         static_cast<std::size_t>(inference_threads_);
 }
 
 double DataloaderPipeline::cpu_rate_with(std::size_t extra) const {
@@ -224,6 +232,7 @@ void DataloaderPipeline::cpu_advance() {
     for (CpuJob& j : jobs_) j.remaining_ns -= done;
   }
   if (launch_active_) launch_rate_ns_ += static_cast<double>(now - cpu_last_) * rate;
+  // (intake_active_ needs no integral: its wait was fixed when it began.)
   cpu_last_ = now;
 }
 
@@ -275,9 +284,33 @@ std::optional<Time> DataloaderPipeline::ready_at(std::uint64_t minibatch, Time /
   if (!epoch_ || *epoch_ != epoch) start_epoch(epoch);
   if (workers_ == 0) hand_out(minibatch);  // the main process works on it now
   const auto it = batches_.find(minibatch);
-  if (it != batches_.end() && it->second.ready) return it->second.ready_at;
+  if (it != batches_.end() && it->second.ready) {
+    const Time now = sim_->now();
+    const Time wait = begin_intake(minibatch);
+    return wait > 0 ? now + wait : it->second.ready_at;
+  }
   waiting_for_ = minibatch;
   return std::nullopt;
+}
+
+Time DataloaderPipeline::begin_intake(std::uint64_t minibatch) {
+  const double intake_ns = static_cast<double>(size_of(minibatch)) * intake_ms_ * 1e6;
+  if (!(intake_ns > 0) || launch_active_ || intake_active_) return 0;
+  // The host thread joins the runnable jobs at the share it gets now; the perf model's minibatch
+  // already holds the intake at a full core, so only the rest is waited here.
+  const double share = cpu_rate_with(1);
+  const Time wait = static_cast<Time>(std::llround(intake_ns * (1.0 / share - 1.0)));
+  if (wait <= 0) return 0;
+  cpu_advance();
+  intake_active_ = true;
+  intake_wait_ += wait;
+  cpu_reschedule();
+  sim_->schedule_after(wait, [this] {
+    cpu_advance();
+    intake_active_ = false;
+    cpu_reschedule();
+  });
+  return wait;
 }
 
 void DataloaderPipeline::on_compute_start(std::uint64_t /*minibatch*/, Time /*at*/) {

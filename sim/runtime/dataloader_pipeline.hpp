@@ -16,7 +16,11 @@
 //     thread while a training minibatch computes and each inference process's host thread while
 //     its item runs; no one runs faster than one core. The share a host thread got over the
 //     previous training minibatch is the share the next one runs with (training_host_share):
-//     below 1 the perf model stretches its launch-bound work.
+//     below 1 the perf model stretches its launch-bound work. Before each minibatch the training
+//     process takes its input in (host_intake_ms: rebuilding the batch, the host-to-device copy)
+//     while the GPU waits; the perf model's time holds that work at a full core, so what
+//     contention adds, intake x (1 / share - 1) at the share the host thread gets then, is a wait
+//     before the minibatch (counted as fetch stall), with the host thread runnable meanwhile.
 // The workers' busy cores draw busy_core_power_w() each on the CPU rail (source "dataloader").
 //
 //   DataloaderPipeline p(setup, *setup.pipeline);   // make_data_pipeline does this
@@ -54,7 +58,9 @@ class DataloaderPipeline final : public DataPipeline {
   // The figures it runs with (tests and summary).
   double preprocess_ms_per_sample() const { return preprocess_ms_; }
   double worker_batch_ms() const { return batch_ms_; }
-  double cpu_capacity_cores() const { return capacity_; }  // online cores less the OS's share
+  double intake_ms_per_sample() const { return intake_ms_; }  // the training host thread's
+  double cpu_capacity_cores() const { return capacity_; }     // online cores less the OS's share
+  double intake_wait_s() const { return to_seconds(intake_wait_); }  // contention's, so far
   const models::CacheEstimate& cache_estimate() const { return cache_estimate_; }
 
  private:
@@ -93,6 +99,9 @@ class DataloaderPipeline final : public DataPipeline {
   void cpu_reschedule();
   void cpu_complete();
   void set_worker_power();
+  // The wait contention adds to the training process's intake of `minibatch` now (0 at a full
+  // core); with a wait, the host thread is runnable until it ends.
+  Time begin_intake(std::uint64_t minibatch);
 
   const RunSetup& setup_;
   const models::PipelineData& data_;
@@ -116,6 +125,7 @@ class DataloaderPipeline final : public DataPipeline {
   double preprocess_ms_ = 0;
   double batch_ms_ = 0;     // a worker's fixed core-ms per minibatch
   double hit_copy_ms_ = 0;  // per cached sample
+  double intake_ms_ = 0;    // the training host thread's core-ms per sample of intake
   models::CacheEstimate cache_estimate_;
   models::PageCache cache_;
   std::string format_;
@@ -132,7 +142,9 @@ class DataloaderPipeline final : public DataPipeline {
 
   std::vector<CpuJob> jobs_;
   bool launch_active_ = false;
-  int inference_threads_ = 0;  // inference host threads running an item
+  bool intake_active_ = false;  // the training host thread waits for a core to take a batch in
+  Time intake_wait_ = 0;        // total of those waits
+  int inference_threads_ = 0;   // inference host threads running an item
   // The training host thread's share over its current minibatch (rate x ns integrated since
   // launch_since_) and the mean share over the last complete one.
   double launch_rate_ns_ = 0;

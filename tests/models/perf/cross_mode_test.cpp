@@ -257,3 +257,61 @@ TEST_CASE("zero-shot CPU work per sample follows the input's size, bounded by th
       zero_shot_parameters(d, tokens, catalog.get("lstm"), Phase::training, catalog);
   CHECK(lstm_training.preprocess_ms == Approx(24.0 * 280 / 3072).epsilon(1e-9));
 }
+
+TEST_CASE(
+    "the nearest-neighbour yardstick: the nearest row, an inverse-distance mean, and a plane "
+    "that reproduces a log-linear surface",
+    "[perf][cross-mode][yardstick]") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  // A full 3 x 3 x 2 x 2 grid of one workload: time = 0.1 s x 2^(cores / 4) x (1 GHz / f_cpu)^0.5
+  // x (1 GHz / f_gpu) x (1 GHz / f_emc)^0.2, power = 10 W x f_gpu / 1 GHz: log-linear in
+  // (cores, ln f) by construction.
+  const auto time_s = [](int cores, double cpu_khz, double gpu_hz, double emc_hz) {
+    return 0.1 * std::pow(2.0, cores / 4.0) * std::pow(1e6 / cpu_khz, 0.5) * (1e9 / gpu_hz) *
+           std::pow(1e9 / emc_hz, 0.2);
+  };
+  std::vector<ModeRow> fit, held;
+  for (int cores : {4, 8, 12}) {
+    for (double cpu : {729600.0, 1344000.0, 2201600.0}) {
+      for (double gpu : {318750000.0, 1300500000.0}) {
+        for (double emc : {665600000.0, 3199000000.0}) {
+          ModeRow r{"w",
+                    Phase::training,
+                    PowerMode{cores, cpu, gpu, emc, 8},
+                    16,
+                    time_s(cores, cpu, gpu, emc),
+                    10.0 * gpu / 1e9};
+          // Held out: the middle of the grid in cores and CPU clock.
+          (cores == 8 && cpu == 1344000.0 ? held : fit).push_back(r);
+        }
+      }
+    }
+  }
+  REQUIRE(held.size() == 4);
+  // A plane through the 16 nearest reproduces the log-linear surface (to its small ridge: within
+  // 0.001 %).
+  const ModeErrors plane = nearest_neighbour_errors(d, fit, held, 16, true);
+  REQUIRE(plane.time_error_pct.size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(plane.time_error_pct[i] == Approx(0).margin(1e-3));
+    CHECK(plane.power_error_pct[i] == Approx(0).margin(1e-3));
+  }
+  // The nearest rows of (8 cores, 1344 MHz) are one step away in cores or in CPU clock, at the
+  // same GPU and EMC clocks: four at distance 1 (4 or 12 cores, 729.6 or 2201.6 MHz), equally
+  // weighted. Time of held[0] (GPU 318.75, EMC 665.6 MHz) relative to the truth:
+  // (2^-1 + 2^1 + sqrt(1344 / 729.6) + sqrt(1344 / 2201.6)) / 4 as a geometric mean:
+  // exp((ln 0.5 + ln 2 + 0.5 ln(1344 / 729.6) + 0.5 ln(1344 / 2201.6)) / 4).
+  const ModeErrors idw = nearest_neighbour_errors(d, fit, held, 4);
+  const double expected =
+      std::exp((0.5 * std::log(1344.0 / 729.6) + 0.5 * std::log(1344.0 / 2201.6)) / 4) - 1;
+  CHECK(idw.time_error_pct[0] == Approx(expected * 100).epsilon(1e-9));
+  CHECK(idw.power_error_pct[0] == Approx(0).margin(1e-9));  // power follows the GPU clock only
+  // Grouped as the model's errors are: one workload, every row.
+  CHECK(idw.all.rows == 4);
+  REQUIRE(idw.by_workload.size() == 1);
+  CHECK(idw.by_workload[0].group == "w training");
+  // A row whose workload has no fitted rows is an error, not a silent zero.
+  std::vector<ModeRow> other = held;
+  other[0].workload = std::string(2, 'v');  // "vv"
+  CHECK_THROWS_AS(nearest_neighbour_errors(d, fit, other, 4), fulcrum::Error);
+}

@@ -74,3 +74,19 @@ TEST_CASE("a busy core's power scales with f x V^2 and storage reads with latenc
   CHECK(s.read_time_s(10e6, 5) == Approx(5 * 0.002 + 0.1));
   CHECK(s.read_time_s(0, 0) == 0);
 }
+
+TEST_CASE(
+    "the training process's intake of a minibatch scales with its input bytes, clock and core") {
+  DataloaderModel m = model();
+  PowerMode mode;
+  mode.cpu_khz = 2000000;
+  // Not modelled without a copy rate.
+  CHECK(host_intake_ms(m, 1e7, device("cortex-a78ae"), mode) == 0.0);
+  m.host_copy_gb_s = 2.0;
+  // 16 ImageNet tensors of 3 x 224 x 224 float32 = 9,633,792 B at 2 GB/s: 4.816896 ms.
+  CHECK(host_intake_ms(m, 9633792, device("cortex-a78ae"), mode) == Approx(4.816896));
+  mode.cpu_khz = 1000000;  // half the clock: twice the time
+  CHECK(host_intake_ms(m, 9633792, device("cortex-a78ae"), mode) == Approx(9.633792));
+  CHECK(host_intake_ms(m, 9633792, device("carmel"), mode) == Approx(19.267584));  // half speed
+  CHECK(host_intake_ms(m, 0, device("carmel"), mode) == 0.0);
+}
