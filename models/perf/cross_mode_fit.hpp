@@ -61,6 +61,14 @@ struct CrossModeFitOptions {
   // trade with the device's gpu_dynamic_w and kernel_gpu_kcycles, which alone would leave both
   // undetermined).
   double activity_prior = 0.3;
+  // fit_workload only: also fit the workload's kernel_cycles and overlap_host, each held toward
+  // the device's values (1 and overlap_host) by extras_prior on its transformed value.
+  // The prior's strength is chosen among 3, 0.3 and 0.03 by 5-fold cross-validation inside the
+  // profiled rows (from 10 rows on; extras_prior below that).
+  bool workload_extras = true;
+  double extras_prior = 0.3;
+  // fit_workload only: learn ResidualCorrections of time and power from the profiled rows.
+  bool residual_correction = true;
 };
 
 struct CrossModeFit {
