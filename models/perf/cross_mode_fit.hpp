@@ -87,7 +87,11 @@ CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>
 // The new-workload path: only (workload, phase)'s parameters, from its profiled rows, with the
 // device's coefficients fixed. Every row must be of that workload and phase. The fit runs from a
 // small grid of starts and from `start` when given (few-shot: the zero-shot parameters) and keeps
-// the lowest cost (`start` on ties).
+// the lowest cost (`start` on ties). With options.workload_extras also the workload's own
+// kernel_cycles and overlap_host (prior strength by 5-fold cross-validation inside the rows); with
+// options.residual_correction then the time and power ResidualCorrections of the fitted model's
+// log residuals on the rows (hyper-parameters by leave-one-out inside the rows; none where that
+// does not beat the physical model). Deterministic.
 CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
                                const WorkloadKey& key, const std::vector<ModeRow>& rows,
                                const WorkloadCatalog& catalog,
