@@ -108,8 +108,6 @@ double huber_residual(double r, double delta) {
   return std::copysign(std::sqrt(delta * (2 * a - delta)), r);
 }
 
-int workload_param_count(Phase) { return 5; }
-
 // The least-squares problem over rows grouped by (workload, phase).
 class Problem {
  public:
@@ -140,7 +138,13 @@ class Problem {
   }
 
   const std::vector<WorkloadKey>& keys() const { return keys_; }
-  std::size_t residual_count() const { return 2 * rows_.size() + 2 * keys_.size(); }
+  std::size_t residual_count() const { return 2 * rows_.size() + priors_per_key() * keys_.size(); }
+
+  // Whether each workload's kernel_cycles and overlap_host are free too (a new workload's own
+  // rows, fit_workload), each held toward 1 and the device's exponent by options.extras_prior.
+  void set_extras(bool extras) { extras_ = extras; }
+  std::size_t workload_param_count() const { return extras_ ? 7 : 5; }
+  std::size_t priors_per_key() const { return extras_ ? 4 : 2; }
 
   // Parameter layout: free device fields, then each key's parameters.
   void set_layout(bool device_free) {
@@ -154,7 +158,8 @@ class Problem {
     std::size_t n = device_fields_.size();
     for (const WorkloadKey& k : keys_) {
       key_offset_.push_back(n);
-      n += static_cast<std::size_t>(workload_param_count(k.second));
+      (void)k;
+      n += workload_param_count();
     }
     parameters_ = n;
   }
@@ -173,6 +178,10 @@ class Problem {
       t[o + 2] = to_theta(w[k].gpu_activity, 'p');
       t[o + 3] = to_theta(w[k].kernel_scale, 'p');
       t[o + 4] = to_theta(w[k].preprocess_ms, 'p');
+      if (extras_) {
+        t[o + 5] = to_theta(w[k].kernel_cycles, 'p');
+        t[o + 6] = to_theta(w[k].overlap_host.value_or(d.overlap_host), 'e');
+      }
     }
     return t;
   }
@@ -191,6 +200,10 @@ class Problem {
       w[k].gpu_activity = from_theta(t[o + 2], 'p');
       w[k].kernel_scale = from_theta(t[o + 3], 'p');
       w[k].preprocess_ms = from_theta(t[o + 4], 'p');
+      if (extras_) {
+        w[k].kernel_cycles = from_theta(t[o + 5], 'p');
+        w[k].overlap_host = from_theta(t[o + 6], 'e');
+      }
     }
   }
 
@@ -207,11 +220,18 @@ class Problem {
       r[j + 1] = huber_residual((e.power_w - m.power_w) / m.power_w, options_.huber);
     }
   }
-  void priors(const std::vector<CrossModeWorkload>& w, Eigen::VectorXd& r) const {
+  void priors(const CrossModeDevice& d, const std::vector<CrossModeWorkload>& w,
+              Eigen::VectorXd& r) const {
     for (std::size_t k = 0; k < keys_.size(); ++k) {
-      const auto j = static_cast<Eigen::Index>(2 * rows_.size() + 2 * k);
+      const auto j = static_cast<Eigen::Index>(2 * rows_.size() + priors_per_key() * k);
       r[j] = options_.activity_prior * std::log(w[k].gpu_activity);
       r[j + 1] = options_.activity_prior * std::log(w[k].kernel_scale);
+      if (extras_) {
+        r[j + 2] = options_.extras_prior * std::log(w[k].kernel_cycles);
+        r[j + 3] =
+            options_.extras_prior * (to_theta(w[k].overlap_host.value_or(d.overlap_host), 'e') -
+                                     to_theta(d.overlap_host, 'e'));
+      }
     }
   }
 
@@ -220,7 +240,7 @@ class Problem {
     decode(t, d, w);
     Eigen::VectorXd r(static_cast<Eigen::Index>(residual_count()));
     residuals(d, w, 0, rows_.size(), r);
-    priors(w, r);
+    priors(d, w, r);
     return r;
   }
 
@@ -245,7 +265,7 @@ class Problem {
       }
       r = r0;
       residuals(d, w, begin, end, r);
-      priors(w, r);
+      priors(d, w, r);
       jac.col(p) = (r - r0) / kStep;
     }
     return jac;
@@ -275,6 +295,7 @@ class Problem {
   std::vector<const CrossModeField*> device_fields_;
   std::vector<std::size_t> key_offset_;
   std::size_t parameters_ = 0;
+  bool extras_ = false;
   std::vector<CrossModeWorkload> start_workloads_;
 };
 
@@ -476,17 +497,15 @@ CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>
   return fit;
 }
 
-CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
+namespace {
+
+// fit_workload's physical parameters alone (no residual correction), at the given options.
+CrossModeWorkload fit_physical(const DeviceSpec& device, const CrossModeDevice& coefficients,
                                const WorkloadKey& key, const std::vector<ModeRow>& rows,
                                const WorkloadCatalog& catalog, const CrossModeFitOptions& options,
                                const std::optional<CrossModeWorkload>& start) {
-  for (const ModeRow& r : rows) {
-    if (r.workload != key.first || r.phase != key.second) {
-      throw InputError("fit_workload: a row of " + r.workload + " " + to_string(r.phase) +
-                       " among the rows of " + key.first + " " + to_string(key.second));
-    }
-  }
   Problem problem(device, rows, catalog, options);
+  problem.set_extras(options.workload_extras);
   problem.set_layout(false);
   // A few rows leave flat regions (a kernel's work hidden under its fixed cycles hides
   // eff_compute), so the fit starts from a small grid of compute and memory efficiencies and
@@ -497,6 +516,8 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
   // better.
   if (start) {
     std::vector<CrossModeWorkload> w{*start};
+    w.front().time_correction.reset();
+    w.front().power_correction.reset();
     w.front().preprocess_ms = std::max(w.front().preprocess_ms, 1e-6);
     problem.set_start(w);
     auto [t, it, cost] =
@@ -523,6 +544,116 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
     }
   }
   return best;
+}
+
+// Kernel ridge regression of residuals y at positions z, its hyper-parameters (length scale,
+// linear term, ridge) chosen by the closed-form leave-one-out error (mean absolute), kept only
+// when that error is below the residuals' own mean absolute value (no correction).
+std::optional<ResidualCorrection> fit_residual(
+    const std::vector<std::array<double, kResidualDims>>& z, const Eigen::VectorXd& y) {
+  const auto n = static_cast<Eigen::Index>(z.size());
+  double best = y.cwiseAbs().mean();
+  std::optional<ResidualCorrection> out;
+  ResidualCorrection c;
+  c.points = z;
+  for (double length : {0.15, 0.25, 0.4, 0.6, 1.0}) {
+    for (double linear : {0.0, 1.0}) {
+      c.length_scale = length;
+      c.linear = linear;
+      Eigen::MatrixXd k(n, n);
+      for (Eigen::Index i = 0; i < n; ++i) {
+        for (Eigen::Index j = 0; j < n; ++j) {
+          ResidualCorrection one = c;
+          one.points = {z[static_cast<std::size_t>(j)]};
+          one.weights = {1.0};
+          k(i, j) = residual_value(one, z[static_cast<std::size_t>(i)]);
+        }
+      }
+      for (int e = -8; e <= 2; ++e) {
+        Eigen::MatrixXd a = k;
+        a.diagonal().array() += std::pow(10.0, e / 2.0);
+        const Eigen::MatrixXd inverse = a.ldlt().solve(Eigen::MatrixXd::Identity(n, n));
+        const Eigen::VectorXd weights = inverse * y;
+        double loo = 0;
+        for (Eigen::Index i = 0; i < n; ++i) loo += std::abs(weights[i] / inverse(i, i));
+        loo /= static_cast<double>(n);
+        if (std::isfinite(loo) && loo < best) {
+          best = loo;
+          c.weights.assign(weights.data(), weights.data() + n);
+          out = c;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
+                               const WorkloadKey& key, const std::vector<ModeRow>& rows,
+                               const WorkloadCatalog& catalog, const CrossModeFitOptions& options,
+                               const std::optional<CrossModeWorkload>& start) {
+  for (const ModeRow& r : rows) {
+    if (r.workload != key.first || r.phase != key.second) {
+      throw InputError("fit_workload: a row of " + r.workload + " " + to_string(r.phase) +
+                       " among the rows of " + key.first + " " + to_string(key.second));
+    }
+  }
+  if (rows.empty()) throw InputError("no measured rows to fit");
+  CrossModeFitOptions o = options;
+  // The strength of the prior on the workload's own kernel cycles and launch overlap, chosen by
+  // 5-fold cross-validation inside the profiled rows (never on the rows predicted later): the
+  // lowest sum of absolute log errors of time and power on the left-out folds.
+  constexpr std::size_t kFolds = 5;
+  if (o.workload_extras && rows.size() >= 2 * kFolds) {
+    double best = std::numeric_limits<double>::infinity();
+    double chosen = o.extras_prior;
+    for (double strength : {3.0, 0.3, 0.03}) {
+      o.extras_prior = strength;
+      double error = 0;
+      for (std::size_t fold = 0; fold < kFolds; ++fold) {
+        std::vector<ModeRow> train, test;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          (i % kFolds == fold ? test : train).push_back(rows[i]);
+        }
+        CrossModeCalibration cal;
+        cal.device = coefficients;
+        cal.workloads[key] = fit_physical(device, coefficients, key, train, catalog, o, start);
+        const CrossModeModel model(device, cal, catalog);
+        for (const ModeRow& r : test) {
+          const CrossModeEstimate e = model.predict(r.workload, r.phase, r.mode, r.batch_size);
+          error +=
+              std::abs(std::log(e.time_s / r.time_s)) + std::abs(std::log(e.power_w / r.power_w));
+        }
+      }
+      if (error < best) {
+        best = error;
+        chosen = strength;
+      }
+    }
+    o.extras_prior = chosen;
+  }
+  CrossModeWorkload w = fit_physical(device, coefficients, key, rows, catalog, o, start);
+  if (o.residual_correction && rows.size() >= 5) {
+    CrossModeCalibration cal;
+    cal.device = coefficients;
+    cal.workloads[key] = w;
+    const CrossModeModel model(device, cal, catalog);
+    std::vector<std::array<double, kResidualDims>> z;
+    Eigen::VectorXd time(static_cast<Eigen::Index>(rows.size()));
+    Eigen::VectorXd power(time.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const ModeRow& r = rows[i];
+      const CrossModeEstimate e = model.predict(r.workload, r.phase, r.mode, r.batch_size);
+      z.push_back(residual_position(device, r.mode, r.batch_size));
+      time[static_cast<Eigen::Index>(i)] = std::log(e.time_s / r.time_s);
+      power[static_cast<Eigen::Index>(i)] = std::log(e.power_w / r.power_w);
+    }
+    w.time_correction = fit_residual(z, time);
+    w.power_correction = fit_residual(z, power);
+  }
+  return w;
 }
 
 ErrorStats error_stats(const std::vector<double>& time_error_pct,
@@ -937,7 +1068,24 @@ std::string cross_mode_yaml(const CrossModeCalibration& calibration,
     o << "  - {workload: " << key.first << ", phase: " << to_string(key.second)
       << ", eff_compute: " << fmt(w.eff_compute) << ", eff_memory: " << fmt(w.eff_memory)
       << ", gpu_activity: " << fmt(w.gpu_activity) << ", kernel_scale: " << fmt(w.kernel_scale)
-      << ", preprocess_ms: " << fmt(w.preprocess_ms) << "}\n";
+      << ", preprocess_ms: " << fmt(w.preprocess_ms);
+    if (w.kernel_cycles != 1) o << ", kernel_cycles: " << fmt(w.kernel_cycles);
+    if (w.overlap_host) o << ", overlap_host: " << fmt(*w.overlap_host);
+    const auto correction = [&](const char* name, const ResidualCorrection& c) {
+      o << ", " << name << ": {length_scale: " << fmt(c.length_scale)
+        << ", linear: " << fmt(c.linear) << ", points: [";
+      for (std::size_t i = 0; i < c.points.size(); ++i) {
+        o << (i ? ", [" : "[");
+        for (std::size_t j = 0; j < kResidualDims; ++j) o << (j ? ", " : "") << fmt(c.points[i][j]);
+        o << "]";
+      }
+      o << "], weights: [";
+      for (std::size_t i = 0; i < c.weights.size(); ++i) o << (i ? ", " : "") << fmt(c.weights[i]);
+      o << "]}";
+    };
+    if (w.time_correction) correction("time_correction", *w.time_correction);
+    if (w.power_correction) correction("power_correction", *w.power_correction);
+    o << "}\n";
   }
   if (calibration.graph) {
     o << "graph_coefficients:  # log per op class: dense_conv, grouped_conv, gemm, other, "

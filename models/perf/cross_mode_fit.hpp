@@ -61,6 +61,14 @@ struct CrossModeFitOptions {
   // trade with the device's gpu_dynamic_w and kernel_gpu_kcycles, which alone would leave both
   // undetermined).
   double activity_prior = 0.3;
+  // fit_workload only: also fit the workload's kernel_cycles and overlap_host, each held toward
+  // the device's values (1 and overlap_host) by extras_prior on its transformed value.
+  // The prior's strength is chosen among 3, 0.3 and 0.03 by 5-fold cross-validation inside the
+  // profiled rows (from 10 rows on; extras_prior below that).
+  bool workload_extras = true;
+  double extras_prior = 0.3;
+  // fit_workload only: learn ResidualCorrections of time and power from the profiled rows.
+  bool residual_correction = true;
 };
 
 struct CrossModeFit {
@@ -79,7 +87,11 @@ CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>
 // The new-workload path: only (workload, phase)'s parameters, from its profiled rows, with the
 // device's coefficients fixed. Every row must be of that workload and phase. The fit runs from a
 // small grid of starts and from `start` when given (few-shot: the zero-shot parameters) and keeps
-// the lowest cost (`start` on ties).
+// the lowest cost (`start` on ties). With options.workload_extras also the workload's own
+// kernel_cycles and overlap_host (prior strength by 5-fold cross-validation inside the rows); with
+// options.residual_correction then the time and power ResidualCorrections of the fitted model's
+// log residuals on the rows (hyper-parameters by leave-one-out inside the rows; none where that
+// does not beat the physical model). Deterministic.
 CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
                                const WorkloadKey& key, const std::vector<ModeRow>& rows,
                                const WorkloadCatalog& catalog,

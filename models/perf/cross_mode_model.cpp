@@ -238,6 +238,35 @@ RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
   return p;
 }
 
+std::array<double, kResidualDims> residual_position(const DeviceSpec& device, const PowerMode& mode,
+                                                    int batch_size) {
+  // log(f / f_max) / log(f_max / f_min): -1 at the table's lowest value, 0 at its highest.
+  const auto position = [](double v, double lo, double hi) {
+    return hi > lo && lo > 0 && v > 0 ? std::log(v / hi) / std::log(hi / lo) : 0.0;
+  };
+  const auto span = [&](const std::vector<double>& t, double v) {
+    return t.empty() ? 0.0 : position(v, t.front(), t.back());
+  };
+  return {span(device.gpu_hz, mode.gpu_hz), span(device.cpu_khz, mode.cpu_khz),
+          span(device.emc_hz, mode.emc_hz),
+          position(mode.cores, 1.0, std::max(2, device.cpu_cores)),
+          std::log2(std::max(1, batch_size)) / 6};
+}
+
+double residual_value(const ResidualCorrection& c, const std::array<double, kResidualDims>& z) {
+  double sum = 0;
+  for (std::size_t i = 0; i < c.points.size() && i < c.weights.size(); ++i) {
+    double dot = 0, d2 = 0;
+    for (std::size_t j = 0; j < kResidualDims; ++j) {
+      dot += z[j] * c.points[i][j];
+      d2 += (z[j] - c.points[i][j]) * (z[j] - c.points[i][j]);
+    }
+    sum +=
+        c.weights[i] * (1 + c.linear * dot + std::exp(-d2 / (2 * c.length_scale * c.length_scale)));
+  }
+  return sum;
+}
+
 CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeDevice& d,
                                       const CrossModeWorkload& w, Phase phase,
                                       const WorkFeatures& f, const PowerMode& mode, int batch_size,
@@ -264,7 +293,8 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   const double peak_flops = cuda_cores_on(device, mode) * 2.0 * mode.gpu_hz;
   const double compute_s =
       pnorm(f.flops / (peak_flops * w.eff_compute),
-            f.kernels * w.kernel_scale * d.kernel_gpu_kcycles * 1e3 / mode.gpu_hz, d.occupancy);
+            f.kernels * w.kernel_scale * w.kernel_cycles * d.kernel_gpu_kcycles * 1e3 / mode.gpu_hz,
+            d.occupancy);
   // Weights stream sequentially (eff_weights, one for the device); activations follow the
   // workload's access pattern (eff_memory).
   const double memory_s = f.fixed_bytes / (bandwidth * d.eff_weights) +
@@ -278,7 +308,7 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
       (1 - d.host_memory_share) + d.host_memory_share * emc_max / mode.emc_hz;
   e.host_s = (f.kernels * w.kernel_scale * d.launch_us * 1e-6 + d.overhead_ms * 1e-3) * cpu_scale *
              host_memory;
-  e.device_s = pnorm(e.gpu_s, e.host_s / host_share, d.overlap_host);
+  e.device_s = pnorm(e.gpu_s, e.host_s / host_share, w.overlap_host.value_or(d.overlap_host));
   // Training: the dataloader's workers decode and augment the next minibatches in parallel on
   // the cores the training thread leaves; steady state is bounded by the slower of the two.
   // Inference: the minibatch's CPU-side per-sample work (host tensors of a minibatch in host
@@ -317,6 +347,20 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   e.rails.power_w[rails.cpu] +=
       d.cpu_core_dynamic_w * busy_cores * (mode.cpu_khz / cpu_max) * vc * vc;
   e.rails.power_w[rails.sys] += d.dram_dynamic_w * traffic;
+  // A workload's own profiled rows may carry a learned correction of what the terms above miss.
+  if (w.time_correction || w.power_correction) {
+    const auto z = residual_position(device, mode, batch_size);
+    if (w.time_correction) {
+      const double f = std::exp(-residual_value(*w.time_correction, z));
+      e.time_s *= f;
+      e.device_s *= f;
+      e.pipeline_s *= f;
+    }
+    if (w.power_correction) {
+      const double f = std::exp(-residual_value(*w.power_correction, z));
+      for (double& r : e.rails.power_w) r *= f;
+    }
+  }
   e.power_w = e.rails.module_w();
   return e;
 }

@@ -66,6 +66,20 @@ struct CrossModeDevice {
   double base_gpu_soc_share = 0.45;  // share of base_w on VDD_GPU_SOC (rest on VIN_SYS_5V0)
 };
 
+// A smooth correction of a workload's predictions learned from its own profiled rows
+// (fit_workload): kernel ridge regression (a Gaussian process's mean) on the log residual of the
+// physical model over the mode's position z = (GPU, CPU, EMC clock and online cores, each
+// log-scaled to [-1, 0] between the device's lowest and highest; log2(batch) / 6). Prediction: the
+// model's value times exp(-sum_i weight_i k(z, point_i)), k(a, b) = 1 + linear a.b + exp(-|a - b|^2
+// / (2 length^2)).
+constexpr std::size_t kResidualDims = 5;
+struct ResidualCorrection {
+  double length_scale = 1;
+  double linear = 0;
+  std::vector<std::array<double, kResidualDims>> points;
+  std::vector<double> weights;  // one per point
+};
+
 // The parameters of one (workload, phase): each a property of the workload, not of the device.
 struct CrossModeWorkload {
   double eff_compute = 0.3;  // achieved share of the CUDA-core FP32 peak (kernel mix, TF32)
@@ -77,6 +91,16 @@ struct CrossModeWorkload {
                              // decoding and augmenting of the dataset's sample format;
                              // inference, the forward pass's host-side work per sample
                              // (PyTorch CPU ops on a minibatch held in host memory)
+  // Fitted only from a new workload's own profiled rows (fit_workload), 1 and the device's
+  // exponent otherwise: the fixed GPU cycles of this workload's kernels relative to the device's
+  // kernel_gpu_kcycles (small launch-bound kernels finish under it), and its own exponent
+  // combining GPU and launch time (how far its launches run ahead of the GPU).
+  double kernel_cycles = 1;
+  std::optional<double> overlap_host = std::nullopt;
+  // Corrections of log time and log power learned from the profiled rows (none: the physical
+  // model alone).
+  std::optional<ResidualCorrection> time_correction = std::nullopt;
+  std::optional<ResidualCorrection> power_correction = std::nullopt;
 };
 
 // A workload as the model needs it: per-minibatch FLOPs, DRAM bytes and kernels at a batch size,
@@ -140,6 +164,12 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
                                       const CrossModeWorkload& w, Phase phase,
                                       const WorkFeatures& f, const PowerMode& mode, int batch_size,
                                       double host_share = 1.0);
+
+// The position of a mode and batch size for ResidualCorrection, and the correction's value there
+// (0 without one).
+std::array<double, kResidualDims> residual_position(const DeviceSpec& device, const PowerMode& mode,
+                                                    int batch_size);
+double residual_value(const ResidualCorrection& c, const std::array<double, kResidualDims>& z);
 
 // Module power (per rail) with nothing running in the mode.
 RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,

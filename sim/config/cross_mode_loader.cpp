@@ -18,6 +18,46 @@ double read_positive(const YamlNode& n) {
   return v;
 }
 
+// A workload's learned residual correction: {length_scale, linear, points: [[z x 5], ...],
+// weights: [...]}, one weight per point.
+models::ResidualCorrection read_correction(const YamlNode& n) {
+  n.expect_map();
+  n.allow_keys({"length_scale", "linear", "points", "weights"});
+  models::ResidualCorrection c;
+  c.length_scale = read_positive(n.required("length_scale"));
+  const YamlNode linear = n.required("linear");
+  c.linear = linear.as_double();
+  if (!(c.linear >= 0 && std::isfinite(c.linear))) linear.fail("expected a finite value >= 0");
+  const YamlNode points = n.required("points");
+  points.expect_sequence();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const YamlNode p = points.at(i);
+    p.expect_sequence();
+    if (p.size() != models::kResidualDims) {
+      p.fail("expected " + std::to_string(models::kResidualDims) +
+             " values (GPU, CPU, EMC clock, cores, batch size position)");
+    }
+    std::array<double, models::kResidualDims> z{};
+    for (std::size_t j = 0; j < models::kResidualDims; ++j) {
+      const YamlNode v = p.at(j);
+      z[j] = v.as_double();
+      if (!(std::abs(z[j]) <= 100)) v.fail("expected a value within [-100, 100]");
+    }
+    c.points.push_back(z);
+  }
+  const YamlNode weights = n.required("weights");
+  weights.expect_sequence();
+  if (weights.size() != c.points.size()) {
+    weights.fail("expected one weight per point (" + std::to_string(c.points.size()) + ")");
+  }
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    const YamlNode v = weights.at(i);
+    c.weights.push_back(v.as_double());
+    if (!std::isfinite(c.weights.back())) v.fail("expected a finite number");
+  }
+  return c;
+}
+
 }  // namespace
 
 models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) {
@@ -61,7 +101,8 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
     const YamlNode w = list.at(i);
     w.expect_map();
     w.allow_keys({"workload", "phase", "eff_compute", "eff_memory", "gpu_activity", "kernel_scale",
-                  "preprocess_ms"});
+                  "preprocess_ms", "kernel_cycles", "overlap_host", "time_correction",
+                  "power_correction"});
     const std::string name = w.required("workload").as_string();
     const YamlNode phase_node = w.required("phase");
     const std::string phase = phase_node.as_string();
@@ -74,6 +115,14 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
     p.gpu_activity = read_positive(w.required("gpu_activity"));
     p.kernel_scale = read_positive(w.required("kernel_scale"));
     p.preprocess_ms = w.required("preprocess_ms").as_nonnegative_double();
+    // Optional, from a new workload's own profiled rows (models::fit_workload).
+    if (auto k = w.optional("kernel_cycles")) p.kernel_cycles = read_positive(*k);
+    if (auto o = w.optional("overlap_host")) {
+      p.overlap_host = o->as_double();
+      if (!(*p.overlap_host > 1)) o->fail("expected an exponent > 1");
+    }
+    if (auto t = w.optional("time_correction")) p.time_correction = read_correction(*t);
+    if (auto t = w.optional("power_correction")) p.power_correction = read_correction(*t);
     const models::WorkloadKey key{
         name, phase == "training" ? models::Phase::training : models::Phase::inference};
     if (!c.workloads.emplace(key, p).second) w.fail("workload and phase given twice");

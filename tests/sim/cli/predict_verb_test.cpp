@@ -144,15 +144,16 @@ TEST_CASE("predict with analytic-modes fits the workload's parameters to the fit
   const models::ProfileTable measured = models::read_profile_csv(at);
   const models::ProfileTable t = models::read_profile_csv(out);
   REQUIRE(t.rows.size() == 20);
-  // Its smooth time follows the model's terms: time MAPE on the held-out modes 14.7%, bounded at
-  // 20%. (Its made-up power, 8 W at the lowest clocks, is below what an Orin AGX idles at, so only
+  // Its smooth time follows the model's terms and the residual correction learned from the 40 fit
+  // rows: time MAPE on the held-out modes 0.69% (14.7% with the physical terms alone), bounded at
+  // 2%. (Its made-up power, 8 W at the lowest clocks, is below what an Orin AGX idles at, so only
   // time is compared.)
   double mape = 0;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     mape += std::abs(*t.rows[i].time_ms / *measured.rows[i].time_ms - 1) * 100 / 20;
     CHECK(t.rows[i].power_w > 0);
   }
-  CHECK(mape < 20);
+  CHECK(mape < 2);
 }
 
 TEST_CASE("predict: bad profiles and options give one located line and write nothing") {

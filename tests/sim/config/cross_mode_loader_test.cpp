@@ -296,3 +296,52 @@ TEST_CASE("Orin sensitivities to cores, CPU and EMC clock have the measured sign
     CHECK(pm / mm <= 1.5);
   }
 }
+
+TEST_CASE("a new workload's own terms and residual corrections survive the file round trip") {
+  models::CrossModeCalibration cal = parse(fulcrum::testing::read_text(shipped_path()));
+  models::CrossModeWorkload w = cal.workloads.at({"resnet50", models::Phase::inference});
+  w.kernel_cycles = 0.25;
+  w.overlap_host = 1.75;
+  models::ResidualCorrection c;
+  c.length_scale = 0.4;
+  c.linear = 1;
+  c.points = {{-1, -0.5, 0, -0.25, 0.5}, {0, 0, 0, 0, 1}};
+  c.weights = {0.125, -0.0625};
+  w.time_correction = c;
+  cal.workloads[{"newnet", models::Phase::inference}] = w;
+  const models::CrossModeCalibration back = parse(models::cross_mode_yaml(cal, {"round trip"}));
+  const models::CrossModeWorkload& r = back.workloads.at({"newnet", models::Phase::inference});
+  CHECK(r.kernel_cycles == 0.25);
+  REQUIRE(r.overlap_host);
+  CHECK(*r.overlap_host == 1.75);
+  REQUIRE(r.time_correction);
+  CHECK_FALSE(r.power_correction);
+  CHECK(r.time_correction->length_scale == 0.4);
+  CHECK(r.time_correction->linear == 1);
+  CHECK(r.time_correction->points == c.points);
+  CHECK(r.time_correction->weights == c.weights);
+  // A shipped workload without them keeps the device's terms and no correction.
+  const models::CrossModeWorkload& s = back.workloads.at({"resnet50", models::Phase::inference});
+  CHECK(s.kernel_cycles == 1);
+  CHECK_FALSE(s.overlap_host);
+  CHECK_FALSE(s.time_correction);
+
+  // Bad corrections name the key path.
+  const std::string text = models::cross_mode_yaml(cal, {"bad"});
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const auto at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    t.replace(at, from.size(), to);
+    return t;
+  };
+  CHECK_THROWS_WITH(parse(with("weights: [0.125, ", "weights: [")),
+                    Catch::Contains("modes.yaml:") && Catch::Contains("time_correction.weights") &&
+                        Catch::Contains("one weight per point (2)"));
+  CHECK_THROWS_WITH(parse(with("points: [[-1, -0.5, 0, -0.25, 0.5]", "points: [[-1, -0.5, 0]")),
+                    Catch::Contains("time_correction.points") && Catch::Contains("5 values"));
+  CHECK_THROWS_WITH(parse(with("overlap_host: 1.75", "overlap_host: 0.5")),
+                    Catch::Contains("overlap_host") && Catch::Contains("exponent > 1"));
+  CHECK_THROWS_WITH(parse(with("length_scale: 0.4", "length_scale: 0")),
+                    Catch::Contains("time_correction.length_scale") && Catch::Contains("> 0"));
+}
