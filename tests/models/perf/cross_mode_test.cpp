@@ -314,6 +314,8 @@ TEST_CASE(
   std::vector<ModeRow> other = held;
   other[0].workload = std::string(2, 'v');  // "vv"
   CHECK_THROWS_AS(nearest_neighbour_errors(d, fit, other, 4), fulcrum::Error);
+}
+
 TEST_CASE("a residual correction scales time and power by exp(-value) at a mode's position") {
   const DeviceSpec d = testing::orin_agx_64gb();
   // Positions, by hand: log(f / f_max) / log(f_max / f_min) per axis, log(cores / 12) / log(12),
