@@ -3,12 +3,19 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <array>
+#include <boost/range/iterator_range.hpp>
 #include <cmath>
 #include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "models/error.hpp"
 #include "models/perf/analytic_model.hpp"
+#include "models/workload/dataset_catalog.hpp"
+#include "models/workload/graph_workload.hpp"
+#include "models/workload/layer_graph.hpp"
 
 namespace fulcrum::models {
 
@@ -61,6 +68,35 @@ struct GraphSignature {
   std::array<double, 2 * op_classes + 2> x{};
 };
 
+// The datasets the reference measurements train on (../shared/reference/measurements/README.md):
+// a fact of how each calibrated workload was measured, not of its graph. A workload file's
+// `dataset` names its own.
+struct MeasuredDataset {
+  const char* workload;
+  const char* dataset;
+};
+constexpr MeasuredDataset kMeasuredDatasets[] = {{"resnet18", "imagenet"},
+                                                 {"mobilenetv3-large", "gld23k"},
+                                                 {"bert-base", "squad"},
+                                                 {"lstm", "wikitext"}};
+
+// What one training sample costs the dataloader to read, in bytes: the decoded image (mean stored
+// pixels x 3 RGB bytes) where the dataset's image size is known, else the input as the GPU sees it.
+double decode_bytes_per_sample(const Workload& w) {
+  std::optional<std::string> name;
+  if (const GraphWorkload* g = w.graph(); g != nullptr && g->use().dataset) name = g->use().dataset;
+  for (const MeasuredDataset& m : kMeasuredDatasets) {
+    if (!name && w.name() == m.workload) name = m.dataset;
+  }
+  if (name) {
+    for (const std::string& known : dataset_names()) {
+      if (known != *name) continue;
+      if (const auto px = dataset(known).image_pixels) return 3 * *px;
+    }
+  }
+  return w.input_bytes_per_sample();
+}
+
 constexpr double kSimilarityWidth = 0.35;
 constexpr double kInputWidth = 0.5;  // decades of input bytes per sample
 
@@ -93,9 +129,52 @@ double distance2(const GraphSignature& a, const GraphSignature& b) {
 OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload, Phase phase) {
   OpClassShares s;
   double f = 0, b = 0, k = 0;
-  for (const LayerWork& l : workload.layer_work(phase, kZeroShotBatch)) {
+  // The bytes that take the workload's memory efficiency: those that grow with the batch
+  // (activations); the fixed ones (weights, gradients, optimizer state: 2 B(1) - B(2) per layer)
+  // stream at the device's eff_weights.
+  const std::vector<LayerWork> one = workload.layer_work(phase, 1);
+  const std::vector<LayerWork> two = workload.layer_work(phase, 2);
+  const std::vector<LayerWork> layers = workload.layer_work(phase, kZeroShotBatch);
+  // Tile utilization of each dense convolution, by layer name (forward and backward alike).
+  std::map<std::string, double> utilization;
+  if (const GraphWorkload* gw = workload.graph()) {
+    const Graph& g = gw->layers().graph();
+    for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) {
+      const Layer& l = g[v];
+      if (l.kind != OpKind::conv || l.grouped || l.out.rank() != 3) continue;
+      const double out_channels = static_cast<double>(l.out[0]);
+      const double positions = static_cast<double>(l.out[1]) * static_cast<double>(l.out[2]);
+      const double window = static_cast<double>(l.geometry.kernel * l.geometry.kernel);
+      if (!(out_channels > 0 && positions > 0 && l.macs > 0 && window > 0)) continue;
+      const double in_channels = l.macs / (out_channels * positions * window);
+      // Forward: N = output channels, K = input channels x window. Training adds the data
+      // gradient (N = input channels, K = output channels x window) and the weight gradient
+      // (N = input channels x window, K = batch x positions: full), each as many FLOPs as the
+      // forward pass: the mean of their padding factors.
+      const double forward = tensor_tile_utilization(out_channels, in_channels * window);
+      const double dgrad = tensor_tile_utilization(in_channels, out_channels * window);
+      const double wgrad = tensor_tile_utilization(in_channels * window, kTensorTileK);
+      // A layer reading the network's input computes no data gradient.
+      bool reads_input = false;
+      for (auto e : boost::make_iterator_range(boost::in_edges(v, g))) {
+        reads_input = reads_input || g[boost::source(e, g)].kind == OpKind::input;
+      }
+      utilization[l.name] = phase != Phase::training ? forward
+                            : reads_input            ? 2 / (1 / forward + 1 / wgrad)
+                                                     : 3 / (1 / forward + 1 / dgrad + 1 / wgrad);
+    }
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const LayerWork& l = layers[i];
     const OpClass c = op_class(l);
-    const double bytes = dram_bytes(device, l);
+    const auto u = utilization.find(l.name);
+    s.padded_flops[c] += u == utilization.end() ? l.flops : l.flops / u->second;
+    const double all = dram_bytes(device, l);
+    const double fixed =
+        i < one.size() && i < two.size()
+            ? std::clamp(2 * dram_bytes(device, one[i]) - dram_bytes(device, two[i]), 0.0, all)
+            : 0.0;
+    const double bytes = all - fixed;
     s.flops[c] += l.flops;
     s.bytes[c] += bytes;
     s.kernels[c] += l.kernels;
@@ -105,16 +184,24 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
   }
   for (std::size_t c = 0; c < kOpClasses; ++c) {
     s.flops[c] = f > 0 ? s.flops[c] / f : 0;
+    s.padded_flops[c] = f > 0 ? s.padded_flops[c] / f : 0;
     s.bytes[c] = b > 0 ? s.bytes[c] / b : 0;
     s.kernels[c] = k > 0 ? s.kernels[c] / k : 0;
   }
   return s;
 }
 
+double tensor_tile_utilization(double out_channels, double reduction) {
+  const auto used = [](double n, double tile) {
+    return n > 0 ? n / (std::ceil(n / tile) * tile) : 1.0;
+  };
+  return used(out_channels, kTensorTileN) * used(reduction, kTensorTileK);
+}
+
 CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShares& s) {
   double inv_c = 0, inv_m = 0, a = 0, k = 0;
   for (std::size_t c = 0; c < kOpClasses; ++c) {
-    inv_c += s.flops[c] * std::exp(g.inv_compute[c]);
+    inv_c += s.padded_flops[c] * std::exp(g.inv_compute[c]);
     inv_m += s.bytes[c] * std::exp(g.inv_memory[c]);
     a += s.flops[c] * std::exp(g.activity[c]);
     k += s.kernels[c] * std::exp(g.kernels[c]);
@@ -159,7 +246,11 @@ CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
       // CPU work per sample in proportion to the input's size, taken from the workloads with
       // inputs of about the same size (decades apart weigh little: images against tokens).
       const Workload& other = catalog.get(key.first);
-      const double ratio = workload.input_bytes_per_sample() / other.input_bytes_per_sample();
+      // Training: what the dataloader reads per sample (decoded image bytes where the dataset's
+      // image size is known); inference: the input as the GPU sees it.
+      const double ratio = phase == Phase::training
+                               ? decode_bytes_per_sample(workload) / decode_bytes_per_sample(other)
+                               : workload.input_bytes_per_sample() / other.input_bytes_per_sample();
       const double near = std::exp(-0.5 * std::pow(std::log10(ratio) / kInputWidth, 2));
       same_total += near;
       pre += near * w.preprocess_ms * ratio;

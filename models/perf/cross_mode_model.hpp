@@ -175,14 +175,27 @@ double residual_value(const ResidualCorrection& c, const std::array<double, kRes
 RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
                           const PowerMode& mode);
 
-// The shares of a workload's FLOPs, DRAM bytes and kernels (batch 16) in each op class.
+// The shares of a workload's FLOPs, DRAM bytes and kernels (batch 16) in each op class. `bytes`:
+// the bytes that grow with the batch (activations; per layer B(16) - (2 B(1) - B(2))), the ones
+// eff_memory applies to (weights stream at the device's eff_weights). `padded_flops`: the FLOPs of
+// the class as the GPU's GEMM tiles execute them (each dense convolution's FLOPs over its tile
+// utilization, tensor_tile_utilization), over W's FLOPs.
 struct OpClassShares {
-  std::array<double, kOpClasses> flops{}, bytes{}, kernels{};
+  std::array<double, kOpClasses> flops{}, padded_flops{}, bytes{}, kernels{};
 };
 OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload, Phase phase);
 
+// The share of a dense convolution's tensor-core tiles that does useful work. cuDNN runs it as an
+// implicit GEMM, N = output channels, K = input channels x window; the tiles are
+// kTensorTileN (Ampere's CUTLASS/cuDNN tensor-op thread-block tiles are 128 or 256 wide in N) by
+// kTensorTileK (one TF32 K step of 32): a layer with 16 output channels keeps 16 of 128 columns
+// busy. 1 for other layers.
+constexpr double kTensorTileN = 128;
+constexpr double kTensorTileK = 32;
+double tensor_tile_utilization(double out_channels, double reduction);
+
 // A workload's parameters from graph coefficients and its shares (preprocess_ms left 0):
-//   1 / eff_compute = sum_c flops_c exp(inv_compute_c), 1 / eff_memory = sum_c bytes_c
+//   1 / eff_compute = sum_c padded_flops_c exp(inv_compute_c), 1 / eff_memory = sum_c bytes_c
 //   exp(inv_memory_c), gpu_activity = sum_c flops_c exp(activity_c), kernel_scale = sum_c
 //   kernels_c exp(kernels_c).
 CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShares& s);
@@ -197,8 +210,12 @@ double activation_bytes_per_sample(const DeviceSpec& device, const Workload& wor
 // parameters weighted by how alike their graphs are (op-class shares of FLOPs and bytes,
 // arithmetic intensity and work per kernel; Gaussian weight). CPU work per sample
 // (preprocess_ms), which the graph does not describe: the same phase's calibrated workloads'
-// figures scaled in proportion to the input's bytes per sample, weighted by how near their input
-// sizes are (a Gaussian in decades, width 0.5: images and token sequences apart); for inference
+// figures scaled in proportion to the bytes per sample, weighted by how near those are (a Gaussian
+// in decades, width 0.5: images and token sequences apart). Training: the bytes the dataloader
+// decodes per sample (3 x the dataset's mean stored image pixels where the dataset catalog has
+// them: ImageNet's 469x387 against GLD-23k's 800x600; the dataset is the workload file's, or the
+// one the reference measurements trained the workload on), else the input's bytes; inference:
+// the input's bytes as the GPU sees it; for inference
 // at most the workload's activation bytes per sample times the phase's pooled CPU time per
 // activation byte (sum of preprocess_ms over sum of activation_bytes_per_sample). The workload's
 // own entry, if the calibration has one, is ignored (leave-one-out evaluation). InputError when

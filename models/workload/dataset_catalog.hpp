@@ -17,6 +17,9 @@ struct DatasetSpec {
   double samples = 0;           // samples in one epoch (training split unless the name says so)
   std::optional<double> bytes;  // size on storage, when known
   std::string note;
+  // Mean stored image size in pixels per sample (image datasets whose size is published): what a
+  // decoder has to produce, the CPU work of reading one sample.
+  std::optional<double> image_pixels = std::nullopt;
 };
 
 // Throws InputError "unknown dataset 'x' (known: ...)".

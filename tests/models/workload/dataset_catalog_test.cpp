@@ -25,6 +25,15 @@ TEST_CASE("datasets carry the reference sheet's sample counts and sizes", "[data
   CHECK(dataset("wikitext").samples > 0);
 }
 
+TEST_CASE("image datasets carry their published mean image size", "[dataset]") {
+  // GLD-23k: the reference sheet's 800x600; ImageNet: 469x387 on average (ILSVRC pages).
+  CHECK(dataset("gld23k").image_pixels == 480000);
+  CHECK(dataset("imagenet").image_pixels == 181503);
+  CHECK(dataset("imagenet-val").image_pixels == 181503);
+  CHECK_FALSE(dataset("squad").image_pixels.has_value());
+  CHECK_FALSE(dataset("wikitext").image_pixels.has_value());
+}
+
 TEST_CASE("every dataset has a name, samples and a note", "[dataset]") {
   const auto names = dataset_names();
   CHECK(names.size() == 8);
