@@ -97,6 +97,20 @@ double decode_bytes_per_sample(const Workload& w) {
   return w.input_bytes_per_sample();
 }
 
+// Whether a workload's samples are token sequences (its graph looks tokens up in an embedding
+// table) rather than images or other tensors: a sample's CPU work is carried over between
+// workloads of the same kind only, so that a small image (CIFAR-10's 3 kB) never inherits the
+// tokenising cost of a 384-token sequence whose ids take as many bytes.
+bool token_input(const Workload& w) {
+  const GraphWorkload* g = w.graph();
+  if (g == nullptr) return false;
+  const LayerGraph& graph = g->layers();
+  for (std::size_t id = 0; id < graph.size(); ++id) {
+    if (graph.layer(static_cast<LayerId>(id)).kind == OpKind::embedding) return true;
+  }
+  return false;
+}
+
 constexpr double kSimilarityWidth = 0.35;
 constexpr double kInputWidth = 0.5;  // decades of input bytes per sample
 
@@ -230,6 +244,16 @@ CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
                                        const Workload& workload, Phase phase,
                                        const WorkloadCatalog& catalog) {
   const GraphSignature target = graph_signature(device, workload, phase);
+  // CPU work per sample comes from the phase's workloads whose samples are of the same kind
+  // (token_input), or from all of them where the calibration has none of that kind.
+  const bool tokens = token_input(workload);
+  bool same_kind_known = false;
+  for (const auto& [key, w] : calibration.workloads) {
+    if (!(key.first == workload.name() && key.second == phase) && key.second == phase &&
+        token_input(catalog.get(key.first)) == tokens) {
+      same_kind_known = true;
+    }
+  }
   double total = 0, same_total = 0;
   double log_c = 0, log_m = 0, log_a = 0, log_k = 0, pre = 0, act_pre = 0, act_total = 0;
   for (const auto& [key, w] : calibration.workloads) {
@@ -242,10 +266,10 @@ CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
     log_m += weight * std::log(w.eff_memory);
     log_a += weight * std::log(w.gpu_activity);
     log_k += weight * std::log(w.kernel_scale);
-    if (key.second == phase) {
+    const Workload& other = catalog.get(key.first);
+    if (key.second == phase && (!same_kind_known || token_input(other) == tokens)) {
       // CPU work per sample in proportion to the input's size, taken from the workloads with
-      // inputs of about the same size (decades apart weigh little: images against tokens).
-      const Workload& other = catalog.get(key.first);
+      // inputs of about the same size (decades apart weigh little).
       // Training: what the dataloader reads per sample (decoded image bytes where the dataset's
       // image size is known); inference: the input as the GPU sees it.
       const double ratio = phase == Phase::training

@@ -258,7 +258,9 @@ TEST_CASE("zero-shot: a workload left out is predicted from its layer graph alon
   }
 }
 
-TEST_CASE("zero-shot CPU work per sample follows the input's size, bounded by the activations") {
+TEST_CASE(
+    "zero-shot CPU work per sample follows the input's size among samples of its kind, bounded by "
+    "the activations") {
   const DeviceSpec d = testing::orin_agx_64gb();
   const WorkloadCatalog& catalog = workload_catalog();
   // Two image models calibrated (224x224x3 fp32 inputs, 602,112 bytes), 5 and 6.5 ms per sample.
@@ -298,6 +300,22 @@ TEST_CASE("zero-shot CPU work per sample follows the input's size, bounded by th
   const CrossModeWorkload resnet =
       zero_shot_parameters(d, landmarks, catalog.get("resnet18"), Phase::training, catalog);
   CHECK(resnet.preprocess_ms == Approx(4.48085).epsilon(1e-5));
+
+  // Images and token sequences both calibrated: a sample's CPU work comes from workloads whose
+  // samples are of the same kind. LeNet-5's 1x32x32 fp32 input (4,096 bytes) is about the size of
+  // BERT-base's 384 int64 tokens (3,072 bytes), whose 24 ms of tokenising would make it
+  // 24 x 4096 / 3072 = 32 ms per sample; from ResNet-18's ImageNet decoding (6 ms per 469x387x3 =
+  // 544,509 bytes) it is 6 x 4096 / 544509 = 0.0451333 ms. The LSTM's tokens take BERT's rule:
+  // 24 x 280 / 3072 = 2.1875 ms.
+  CrossModeCalibration both;
+  both.workloads[{"resnet18", Phase::training}] = {0.3, 0.5, 1.3, 1, 6};
+  both.workloads[{"bert-base", Phase::training}] = {0.3, 0.07, 3, 0.7, 24};
+  const CrossModeWorkload lenet =
+      zero_shot_parameters(d, both, catalog.get("lenet5"), Phase::training, catalog);
+  CHECK(lenet.preprocess_ms == Approx(6.0 * 4096 / 544509).epsilon(1e-6));
+  const CrossModeWorkload lstm_both =
+      zero_shot_parameters(d, both, catalog.get("lstm"), Phase::training, catalog);
+  CHECK(lstm_both.preprocess_ms == Approx(24.0 * 280 / 3072).epsilon(1e-9));
 }
 
 TEST_CASE(
