@@ -1,7 +1,6 @@
 #include "sim/search/als.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -245,7 +244,7 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   const FamilyStage family(
       options_.family_modes > 0 ? family_of(problem, options_) : std::vector<Problem>{},
       options_.family_max_power_w);
-  const std::size_t family_from =
+  std::size_t family_from =
       budget.modes() -
       std::min(budget.modes(), static_cast<std::size_t>(std::max(options_.family_modes, 0)));
   // 2. The active loop.
@@ -320,6 +319,10 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
         pick = g;
         pick_score = score;
       }
+    }
+    if (pick == grid.size() && !family.empty() && set.modes().size() < family_from) {
+      family_from = 0;  // the front is stable early: the family stage takes the rest
+      continue;
     }
     if (pick == grid.size()) {
       stop_reason_ = "front stable";

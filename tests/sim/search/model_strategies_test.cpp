@@ -177,7 +177,8 @@ SliceQuality als_on_slice(const TableGroundTruth& truth, const AlsOptions& optio
   for (const auto& [training, streams] : sets) {
     Problem base;
     base.training = training;
-    for (const std::string& w : streams) base.streams.push_back({w, 35, 0.6, {}});
+    // Explored at a rate and latency budget that the slice does not use either.
+    for (const std::string& w : streams) base.streams.push_back({w, 33, 0.7, {}});
     base.power_budget_w = 12;
     base.objective = Objective::per_window;
     const SearchContext ctx = make_context(truth, base, 1);
