@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "sim/config/cross_mode_loader.hpp"
 #include "sim/search/fewshot.hpp"
@@ -63,6 +66,144 @@ std::vector<double> coordinates(const View& v, LogTime log_time, LogPower log_po
   return out;
 }
 
+// The problems of the family stage, without a power budget: the explored problem with every
+// stream's arrival rate scaled to each family rate (the streams' ratio kept) and every stream's
+// latency budget replaced; the problem's own rate and latency budget are added to the lists.
+std::vector<Problem> family_of(const Problem& problem, const AlsOptions& o) {
+  auto with = [](std::vector<double> v, std::optional<double> own) {
+    if (own) v.push_back(*own);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  };
+  Problem base = problem;
+  base.power_budget_w = std::nullopt;
+  if (problem.streams.empty()) return {base};
+  std::vector<Problem> out;
+  const double rate0 = problem.streams[0].arrival_per_s;
+  for (double r : with(o.family_rates_per_s, rate0)) {
+    for (double l : with(o.family_latency_s, problem.streams[0].latency_budget_s)) {
+      Problem q = base;
+      for (std::size_t i = 0; i < q.streams.size(); ++i) {
+        q.streams[i].arrival_per_s = problem.streams[i].arrival_per_s * r / rate0;
+        q.streams[i].latency_budget_s = l;
+      }
+      out.push_back(std::move(q));
+    }
+  }
+  return out;
+}
+
+double objective_value(const Problem& problem, const SteadyState& s) {
+  return problem.objective == Objective::per_window && s.window_s > 0
+             ? static_cast<double>(s.per_window)
+             : s.per_s;
+}
+
+// Per series, per grid mode: the figure the family stage scores with (the measured value where
+// the mode was measured, else the surrogates' means).
+using Figures = std::vector<std::vector<MeasuredPoint>>;
+
+// One configuration of a family problem that is stable and within its latency budgets.
+struct Candidate {
+  double power_w = 0;  // as the problem judges it
+  double value = 0;    // objective_value
+  std::size_t mode = 0;
+  bool measured = false;
+};
+
+// The family stage (AlsOptions::family_modes). For every family problem (an arrival rate and a
+// latency budget), every configuration of every usable mode is scored (the surrogates' means,
+// the measured values where measured) and the answer is followed over every power budget from 0
+// to `max_power_w`: sorted by power, the best configuration so far is the answer to every budget
+// up to the next one's power. Where that answer is an unmeasured mode that beats the measured
+// modes' best at the same budget, the mode gains the relative improvement (1 where nothing
+// measured is feasible) times the width of that power interval in watts. Profiling nothing, it
+// returns the `count` modes with the most gain, most first.
+class FamilyStage {
+ public:
+  FamilyStage(std::vector<Problem> family, double max_power_w)
+      : family_(std::move(family)), max_power_w_(max_power_w) {}
+  bool empty() const { return family_.empty(); }
+
+  std::vector<std::size_t> picks(const MeasuredSet& set, const SeriesModels& models,
+                                 const std::vector<char>& done, std::size_t count) const {
+    const std::size_t grid_size = done.size();
+    Figures figures(set.series().size(), std::vector<MeasuredPoint>(grid_size));
+    for (std::size_t s = 0; s < set.series().size(); ++s) {
+      const SeriesModels::Estimate& e = models.at(s);
+      for (std::size_t g = 0; g < grid_size; ++g) {
+        const Eigen::Index gi = static_cast<Eigen::Index>(g);
+        figures[s][g] = {std::exp(e.log_time_mean(gi)), std::max(e.power_mean(gi), 0.1)};
+      }
+      for (std::size_t k = 0; k < set.modes().size(); ++k) {
+        figures[s][set.modes()[k]] = set.value(s, k);
+      }
+    }
+    std::vector<char> measured(grid_size, 0);
+    for (std::size_t g : set.modes()) measured[g] = 1;
+    const bool training = !set.series().empty() && set.series()[0].stream < 0;
+    std::vector<double> gain(grid_size, 0);
+    std::vector<Candidate> candidates;
+    std::vector<MeasuredPoint> infer;
+    std::vector<int> batches;
+    for (const Problem& q : family_) {
+      candidates.clear();
+      for (std::size_t m = 0; m < grid_size; ++m) {
+        if (done[m] != 0 && measured[m] == 0) continue;  // tried and unusable
+        std::optional<MeasuredPoint> t;
+        if (training) t = figures[0][m];
+        for (const std::vector<std::size_t>& combo : set.combos()) {
+          infer.clear();
+          batches.clear();
+          for (std::size_t sidx : combo) {
+            infer.push_back(figures[sidx][m]);
+            batches.push_back(set.series()[sidx].batch_size);
+          }
+          const SteadyState st = steady_state_of(q, t, infer, batches);
+          if (!st.stable || !st.latency_met) continue;
+          candidates.push_back(
+              {st.power_w(q.power_kind), objective_value(q, st), m, measured[m] != 0});
+        }
+      }
+      std::stable_sort(
+          candidates.begin(), candidates.end(),
+          [](const Candidate& a, const Candidate& b) { return a.power_w < b.power_w; });
+      const Candidate* best = nullptr;
+      std::optional<double> best_measured;
+      double from_w = 0;
+      auto credit = [&](double to_w) {
+        const double width = std::min(to_w, max_power_w_) - std::min(from_w, max_power_w_);
+        if (best == nullptr || best->measured || width <= 0) return;
+        if (!best_measured) {
+          gain[best->mode] += width;
+        } else if (best->value > *best_measured) {
+          gain[best->mode] += width * (best->value - *best_measured) / best->value;
+        }
+      };
+      for (const Candidate& c : candidates) {
+        credit(c.power_w);
+        from_w = std::max(from_w, c.power_w);
+        if (best == nullptr || c.value > best->value) best = &c;
+        if (c.measured && (!best_measured || c.value > *best_measured)) best_measured = c.value;
+      }
+      credit(max_power_w_);
+    }
+    std::vector<std::size_t> order;
+    for (std::size_t g = 0; g < grid_size; ++g) {
+      if (gain[g] > 0) order.push_back(g);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return gain[a] > gain[b]; });
+    if (order.size() > count) order.resize(count);
+    return order;
+  }
+
+ private:
+  std::vector<Problem> family_;
+  double max_power_w_;
+};
+
 }  // namespace
 
 const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
@@ -98,11 +239,31 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   std::vector<char> done(grid.size(), 0);
   for (std::size_t i : tried) done[i] = 1;
   stop_reason_ = "budget";
+  family_profiled_ = 0;
   const std::vector<View> views = views_of(set);
+  const FamilyStage family(
+      options_.family_modes > 0 ? family_of(problem, options_) : std::vector<Problem>{},
+      options_.family_max_power_w);
+  std::size_t family_from =
+      budget.modes() -
+      std::min(budget.modes(), static_cast<std::size_t>(std::max(options_.family_modes, 0)));
   // 2. The active loop.
   for (int round = 0; budget.allows(set.modes().size()); ++round) {
     if (set.modes().empty()) break;
     models.fit(set, round % 10 == 0);
+    // 2b. The family stage (AlsOptions::family_modes).
+    if (!family.empty() && set.modes().size() >= family_from) {
+      const std::size_t room = budget.modes() - set.modes().size();
+      const std::vector<std::size_t> picks = family.picks(
+          set, models, done,
+          std::min(room, static_cast<std::size_t>(std::max(options_.family_batch, 1))));
+      for (std::size_t g : picks) {
+        if (!budget.allows(set.modes().size())) break;
+        done[g] = 1;
+        if (set.measure(profiler, grid, g)) ++family_profiled_;
+      }
+      if (!picks.empty()) continue;
+    }
     // The measured front of every view.
     std::vector<std::vector<std::vector<double>>> fronts;
     for (const View& view : views) {
@@ -158,6 +319,10 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
         pick = g;
         pick_score = score;
       }
+    }
+    if (pick == grid.size() && !family.empty() && set.modes().size() < family_from) {
+      family_from = 0;  // the front is stable early: the family stage takes the rest
+      continue;
     }
     if (pick == grid.size()) {
       stop_reason_ = "front stable";

@@ -6,8 +6,11 @@
 // front of (training time, inference time per stream, max power) for some batch combination: the
 // mode whose optimistic estimate (mean - kappa sd, on logarithms) improves the measured front the
 // most by the additive epsilon indicator (its least relative gain over every measured point, in
-// its worst coordinate). It stops at its budget or when no mode offers at least min_gain even
-// optimistically (the front is stable).
+// its worst coordinate). The last family_modes of the budget go to the problems the set will
+// answer: the modes the surrogates' means pick as the best answer, over a family of arrival
+// rates, latency budgets and every power budget, that beat the measured modes (AlsOptions). It
+// stops at its budget or when no mode offers at least min_gain even optimistically (the front is
+// stable) and none gains in the family stage.
 //
 // What it keeps is the measured set (MeasuredSet): the answer to a problem -- and to any other
 // power budget, latency budget or arrival rate of the same workloads -- is computed from it with
@@ -21,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/search/measured_set.hpp"
 #include "sim/search/strategy.hpp"
@@ -37,6 +41,18 @@ struct AlsOptions {
   // The cross-mode model (the calibration in this data folder, where one exists for the device)
   // as the surrogates' prior mean; empty: the power law alone.
   std::string prior_data_dir = {};
+  // The last `family_modes` of the budget go to the problems the set will answer: for a family
+  // of problems (every arrival rate and latency budget below, with the explored problem's own,
+  // at its objective and power constraint) and every power budget up to family_max_power_w, the
+  // best configuration on the surrogates' means (measured values where measured) is found; the
+  // unmeasured modes that beat the measured ones most, summed over the family, are profiled,
+  // `family_batch` at a time. 0: none.
+  int family_modes = 80;
+  int family_batch = 10;
+  std::vector<double> family_rates_per_s = {20, 30,  40,  50,  60,  70, 80,
+                                            90, 100, 110, 120, 135, 150};
+  std::vector<double> family_latency_s = {0.4, 0.5, 0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5};
+  double family_max_power_w = 60;
 };
 
 class Als : public Strategy {
@@ -61,12 +77,15 @@ class Als : public Strategy {
   std::optional<Choice> answer(const Problem& problem) const;
   const MeasuredSet* kept() const { return kept_.get(); }
   // Why the last exploration stopped: "budget" or "front stable".
+  // Modes the last exploration profiled for the problem family (AlsOptions::family_modes).
+  std::size_t family_profiled() const { return family_profiled_; }
   const std::string& stop_reason() const { return stop_reason_; }
 
  private:
   AlsOptions options_;
   std::unique_ptr<MeasuredSet> kept_;
   std::string stop_reason_;
+  std::size_t family_profiled_ = 0;
 };
 
 std::unique_ptr<Strategy> make_als(const StrategyOptions& options);
