@@ -233,7 +233,7 @@ TEST_CASE("a dense convolution's FLOPs count as its tensor-core tiles run them")
 
 // Zero-shot, leave one workload out (docs/MODEL.md, "Zero-shot and few-shot"), on two workloads
 // and the device fitted on 10% of the other workloads' modes (seed 1) to keep the test short:
-// bounded at the figures this reduced protocol reaches (4.83% / 3.22% and 16.94% / 7.76% time /
+// bounded at the figures this reduced protocol reaches (4.83% / 3.22% and 16.88% / 7.78% time /
 // power), rounded up by about half a point (the full-protocol figures are in docs/MODEL.md).
 TEST_CASE("zero-shot: a workload left out is predicted from its layer graph alone") {
   const auto rows = reference_rows();
