@@ -3,12 +3,14 @@
 // corrected by GPs on the modes profiled so far; feasibility first (while nothing measured meets
 // the budgets, the mode most likely to), then constrained improvement (the probability of
 // feasibility times the optimistic gain over the best measured feasible configuration); it stops
-// when no mode can gain more than `min_gain` of the best, or at its budget. The answer is the
-// best measured feasible configuration (never a prediction).
+// when no mode can gain more than `min_gain` of the best, or at its budget; its first modes go
+// to distinct core counts (`spread_cores`). The answer is the best measured feasible
+// configuration (never a prediction).
 //
 // Within one run of the strategy object, modes measured for an earlier problem of the same
 // workloads (the earlier segments of a dynamic arrival case: Strategy::keeps_profiles) are
-// reused at no cost when the same Profiler is passed again.
+// reused at no cost when the same Profiler is passed again; once `max_modes` are spent, a later
+// problem adds new modes only if none of the kept ones meets its budgets.
 //
 //   FewShot s({.max_modes = 15}, FewShotPrior::cross_mode);
 //   Choice c = run_strategy(s, problem, context);
