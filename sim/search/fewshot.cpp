@@ -133,9 +133,6 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
                      std::all_of(kept_->mode_values().begin(), kept_->mode_values().end(),
                                  [&](const models::PowerMode& m) { return profiler.profiled(m); });
   const int spent = reuse ? static_cast<int>(start_modes) : 0;
-  const int fresh = spent == 0 ? options_.max_modes
-                               : std::max(options_.max_modes - spent, options_.followup_modes);
-  const ModeBudget budget(fresh + static_cast<int>(start_modes), grid.size(), profiler);
   std::vector<char> done(grid.size(), 0);
 
   // Modes measured for an earlier problem through this profiler: measured again (free: the
@@ -146,6 +143,15 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
       set.measure(profiler, grid, g);
     }
   }
+  // New modes for this problem: the budget less what earlier problems spent; when that is
+  // spent, followup_modes more only if none of the kept modes meets this problem's budgets.
+  int fresh = options_.max_modes;
+  if (spent > 0) {
+    fresh = std::max(options_.max_modes - spent, set.answer(problem).found
+                                                     ? options_.followup_found_modes
+                                                     : options_.followup_modes);
+  }
+  const ModeBudget budget(fresh + static_cast<int>(start_modes), grid.size(), profiler);
 
   // The prior of every series.
   SeriesModels models(grid, n_series);
@@ -231,9 +237,16 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
     }
     std::size_t pick = grid.size();
     double pick_score = 0;
+    // The best-scoring mode at a core count nothing measured has (spread_cores).
+    std::vector<int> seen_cores;
+    for (const models::PowerMode& m : set.mode_values()) seen_cores.push_back(m.cores);
+    std::size_t pick_new = grid.size();
+    double pick_new_score = 0;
     for (Eigen::Index gi = 0; gi < n_grid; ++gi) {
       const std::size_t g = static_cast<std::size_t>(gi);
       if (done[g] != 0) continue;
+      const bool new_cores =
+          std::find(seen_cores.begin(), seen_cores.end(), grid.at(g).cores) == seen_cores.end();
       auto optimistic = [&](std::size_t s) {
         const SeriesModels::Estimate& e = est[s];
         return MeasuredPoint{std::exp(e.log_time_mean(gi) - options_.kappa * e.log_time_sd(gi)),
@@ -316,10 +329,19 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
           pick_score = score;
           pick = g;
         }
+        if (new_cores && score > pick_new_score) {
+          pick_new_score = score;
+          pick_new = g;
+        }
       }
     }
-    if (!best.found && (pick == grid.size() || pick_score < options_.pf_stop) &&
-        !done[grid.size() - 1]) {
+    if (options_.spread_cores && !set.modes().empty() && pick_new < grid.size() &&
+        (best.found || pick_score >= options_.pf_stop)) {
+      // A core count not measured yet: the best-scoring mode there (the model's error along the
+      // cores axis is what the GPs can learn only from a measurement at that count).
+      pick = pick_new;
+    } else if (!best.found && (pick == grid.size() || pick_score < options_.pf_stop) &&
+               !done[grid.size() - 1]) {
       // Nothing measured is feasible and the estimates see no mode that likely is: before giving
       // up, measure the fastest mode (the grid's last), where a tight latency budget at a high
       // rate is often met alone (the estimates' uncertainty is widest at the corners).

@@ -3,12 +3,14 @@
 // corrected by GPs on the modes profiled so far; feasibility first (while nothing measured meets
 // the budgets, the mode most likely to), then constrained improvement (the probability of
 // feasibility times the optimistic gain over the best measured feasible configuration); it stops
-// when no mode can gain more than `min_gain` of the best, or at its budget. The answer is the
-// best measured feasible configuration (never a prediction).
+// when no mode can gain more than `min_gain` of the best, or at its budget; its first modes go
+// to distinct core counts (`spread_cores`). The answer is the best measured feasible
+// configuration (never a prediction).
 //
 // Within one run of the strategy object, modes measured for an earlier problem of the same
 // workloads (the earlier segments of a dynamic arrival case: Strategy::keeps_profiles) are
-// reused at no cost when the same Profiler is passed again.
+// reused at no cost when the same Profiler is passed again; once `max_modes` are spent, a later
+// problem adds new modes only if none of the kept ones meets its budgets.
 //
 //   FewShot s({.max_modes = 15}, FewShotPrior::cross_mode);
 //   Choice c = run_strategy(s, problem, context);
@@ -41,8 +43,10 @@ enum class FewShotPrior {
 struct FewShotOptions {
   int max_modes = 15;  // profiling budget per problem (distinct new modes)
   // New modes for a later problem through the same profiler (a dynamic case's later segment):
-  // max_modes less the modes already measured, but at least this many.
+  // max_modes less the modes already measured, but at least followup_modes when none of the
+  // kept modes meets the later problem's budgets, else at least followup_found_modes.
   int followup_modes = 4;
+  int followup_found_modes = 0;
   int seed_modes = 0;          // space-filling modes before the guided loop (without a prior: 3)
   double kappa = 1.5;          // optimism of the gain: times mean - kappa sd, power mean - kappa sd
   double min_gain = 0.001;     // stop when no mode can gain this share of the best measured value
@@ -51,6 +55,9 @@ struct FewShotOptions {
   double model_time_sd = 0.2;     // extra sd of log time, shrinking as 1/sqrt(1 + modes)
   double model_power_sd_w = 4.0;  // extra sd of power, likewise
   double pf_stop = 1e-7;          // while nothing feasible is measured: stop below this probability
+  // Once a mode is measured, the next mode is the best-scoring one at a core count not measured
+  // yet, while there is one (and, with nothing feasible measured, its score reaches pf_stop).
+  bool spread_cores = true;
   FewShotPrior prior = FewShotPrior::cross_mode;
   std::string calibration = {};  // the file for FewShotPrior::cross_mode_file
   std::string label = "fewshot";
