@@ -13,11 +13,14 @@
 
 #include "models/error.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/scoped_env.hpp"
 #include "tests/temp_dir.hpp"
 
 using namespace fulcrum;
 using namespace fulcrum::sim;
 using fulcrum::testing::TempDir;
+
+using fulcrum::testing::ScopedEnv;
 
 namespace {
 
@@ -27,26 +30,6 @@ const char* const kSweep =
     "version: 1\nname: s\nworkloads: [{training: lstm, inference: resnet50}]\n"
     "arrivals: {fixed: [30, 60]}\nlatency_budget_s: [1]\npower_budget_w: [20, 30]\n"
     "strategies: [binary, oracle]\n";
-
-// Sets an environment variable for its lifetime, then restores what was there.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include "sim/cli/cli.hpp"
 #include "tests/input_error.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/scoped_env.hpp"
 #include "tests/sim/report/json_check.hpp"
 #include "tests/temp_dir.hpp"
 
@@ -22,6 +23,8 @@ using fulcrum::sim::testing::parse_json;
 using fulcrum::testing::error_of;
 using fulcrum::testing::slurp;
 using fulcrum::testing::TempDir;
+
+using fulcrum::testing::ScopedEnv;
 
 namespace {
 
@@ -40,28 +43,6 @@ std::string refusal(const std::vector<std::string>& args) {
   });
   return e.what();
 }
-
-// Sets an environment variable for its lifetime, then restores what was there.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // The shipped example workload file under a name no catalog or other test has.
 std::string own_workload(const TempDir& dir) {

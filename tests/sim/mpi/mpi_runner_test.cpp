@@ -17,6 +17,7 @@
 
 #include "models/error.hpp"
 #include "tests/reference_data.hpp"
+#include "tests/scoped_env.hpp"
 #include "tests/sim/mpi/thread_world.hpp"
 #include "tests/temp_dir.hpp"
 
@@ -26,6 +27,8 @@ using fulcrum::sim::mpi::Communicator;
 using fulcrum::sim::mpi::testing::on_ranks;
 using fulcrum::testing::slurp;
 using fulcrum::testing::TempDir;
+
+using fulcrum::testing::ScopedEnv;
 
 namespace {
 
@@ -40,32 +43,6 @@ std::string study_text(const std::string& grid, const std::string& seeds) {
          std::filesystem::absolute("scenarios/quickstart.yaml").string() +
          "\nset: {duration_s: 10}\ngrid:\n  " + grid + "\nseeds: " + seeds + "\n";
 }
-
-// Sets an environment variable (nullptr: unsets it) for its lifetime, then restores it.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) {
-      ::setenv(name, value, 1);
-    } else {
-      ::unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 }  // namespace
 
