@@ -7,21 +7,18 @@ became ready, the running item finished -- and the policy answers a context numb
 work, or None to leave the GPU idle until the next such moment. `host` (a `Host`) answers the
 queries a policy decides with; times are integer nanoseconds of simulated time.
 
-    class Windowed(fulcrum.policy.Policy):
+    class Greedy(fulcrum.policy.Policy):
         def pick_next(self, host):
             c = host.oldest_ready_inference()
             if c is not None:
                 return c
             t = host.training_context()
-            if t is None or not host.has_ready_work(t):
-                return None
-            done = host.now() + host.predicted_duration(t)
-            if any(host.next_ready_bound(c) < done
-                   for c in range(host.context_count()) if c != t):
-                return None
-            return t
+            return t if t is not None and host.has_ready_work(t) else None
 
-    fulcrum.run("scenarios/quickstart.yaml", policy=Windowed())
+    fulcrum.run("scenarios/quickstart.yaml", policy=Greedy())
+
+(python/examples/windowed_policy.py is the windowed managed policy, which also waits when a
+training minibatch would delay the next inference batch.)
 
 The scenario's gpu_sharing still sets gpu_sharing.risk (next_ready_bound) and is what the summary
 records; run.json's command line names the policy that ran.

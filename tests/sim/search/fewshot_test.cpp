@@ -91,16 +91,26 @@ TEST_CASE("fewshot gives the same answer and cost for the same seed", "[search][
   }
 }
 
+// Two segments of a dynamic case on mobilenet_v3 (1.2 s, 30 W, per window): 40/s, then `to_per_s`.
+struct RateChange {
+  Problem first, second;
+  SearchContext ctx;
+};
+RateChange rate_change(const TableGroundTruth& truth, double to_per_s) {
+  Problem first = problem_of({"mobilenet_v3"}, 40, 1.2, 30, Objective::per_window,
+                             PowerConstraint::max_of_phases);
+  Problem second = first;
+  second.streams[0].arrival_per_s = to_per_s;
+  SearchContext ctx = make_context(truth, first, 2);
+  return {std::move(first), std::move(second), std::move(ctx)};
+}
+
 TEST_CASE("fewshot reuses the modes it measured for an earlier problem through the same Profiler",
           "[search][fewshot]") {
   const TableGroundTruth* truth = table_truth();
   if (truth == nullptr) return;
   // A dynamic case: the arrival rate changes from 40/s to 100/s.
-  const Problem first = problem_of({"mobilenet_v3"}, 40, 1.2, 30, Objective::per_window,
-                                   PowerConstraint::max_of_phases);
-  Problem second = first;
-  second.streams[0].arrival_per_s = 100;
-  const SearchContext ctx = make_context(*truth, first, 2);
+  const auto [first, second, ctx] = rate_change(*truth, 100);
   FewShot s({.max_modes = 15, .followup_modes = 4});
   Profiler profiler(*truth, {.max_modes = 30});
   const Choice c1 = s.choose(first, profiler, ctx);
@@ -130,11 +140,7 @@ TEST_CASE(
   if (truth == nullptr) return;
   // A budget of 5 modes, all spent on the first problem; the second (the rate 40/s -> 44/s) is
   // met by the first's answer, a kept mode, so it is answered from the kept modes alone.
-  const Problem first = problem_of({"mobilenet_v3"}, 40, 1.2, 30, Objective::per_window,
-                                   PowerConstraint::max_of_phases);
-  Problem second = first;
-  second.streams[0].arrival_per_s = 44;
-  const SearchContext ctx = make_context(*truth, first, 2);
+  const auto [first, second, ctx] = rate_change(*truth, 44);
   FewShot s({.max_modes = 5, .followup_modes = 4});
   Profiler profiler(*truth, {.max_modes = 10});
   const Choice c1 = s.choose(first, profiler, ctx);
