@@ -80,8 +80,10 @@ constexpr MeasuredDataset kMeasuredDatasets[] = {{"resnet18", "imagenet"},
                                                  {"bert-base", "squad"},
                                                  {"lstm", "wikitext"}};
 
-// What one training sample costs the dataloader to read, in bytes: the decoded image (mean stored
-// pixels x 3 RGB bytes) where the dataset's image size is known, else the input as the GPU sees it.
+// What one training sample costs the dataloader to handle, in bytes: where the dataset's image
+// size is known, the decoded image (mean stored pixels x 3 RGB bytes) and the crop it cuts,
+// resizes, flips and normalises into the network's input (as many elements as the input: its fp32
+// bytes / 4), each byte at the same cost; else the input as the GPU sees it.
 double decode_bytes_per_sample(const Workload& w) {
   std::optional<std::string> name;
   if (const GraphWorkload* g = w.graph(); g != nullptr && g->use().dataset) name = g->use().dataset;
@@ -91,7 +93,9 @@ double decode_bytes_per_sample(const Workload& w) {
   if (name) {
     for (const std::string& known : dataset_names()) {
       if (known != *name) continue;
-      if (const auto px = dataset(known).image_pixels) return 3 * *px;
+      if (const auto px = dataset(known).image_pixels) {
+        return 3 * *px + w.input_bytes_per_sample() / 4;
+      }
     }
   }
   return w.input_bytes_per_sample();
