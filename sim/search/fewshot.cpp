@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -15,8 +14,6 @@
 namespace fulcrum::sim::search {
 
 namespace {
-
-double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 // The cross-mode models and their grid predictions, built once per process and shared by every
 // run (strategy instances are made per problem): keyed by the calibration file and the
@@ -96,19 +93,6 @@ class PriorCache {
   std::map<std::string, std::shared_ptr<const models::CrossModeModel>> models_;
   std::map<std::string, std::shared_ptr<const GridPrior>> predictions_;
 };
-
-// The objective without its floor (training minibatches per window or per second as a real
-// number), so that estimates the floor would tie still rank.
-double continuous_value(const Problem& problem, const SteadyState& s,
-                        const std::optional<MeasuredPoint>& train) {
-  if (!train) return -s.t_in_s;  // inference only: the faster the better
-  const double t = train->time_ms / 1000.0;
-  if (s.window_s == 0) return 1.0 / t;  // training only
-  double spare_s = s.window_s - s.t_in_s;
-  if (problem.streams.size() > 1) spare_s = s.per_s * t * s.window_s;
-  const double per_window = std::max(spare_s, 0.0) / t;
-  return problem.objective == Objective::per_window ? per_window : per_window / s.window_s;
-}
 
 }  // namespace
 
@@ -226,15 +210,7 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
       break;
     }
     const Choice best = set.answer(problem);
-    double best_value = -std::numeric_limits<double>::infinity();
-    if (best.found) {
-      const std::size_t k = static_cast<std::size_t>(
-          std::find(set.mode_values().begin(), set.mode_values().end(), best.mode) -
-          set.mode_values().begin());
-      std::optional<MeasuredPoint> train;
-      if (!problem.training.empty()) train = set.value(0, k);
-      best_value = continuous_value(problem, set.state(problem, k, best.batch_sizes), train);
-    }
+    const double best_value = set.value_of(problem, best, IdleTwoStreams::none);
     std::size_t pick = grid.size();
     double pick_score = 0;
     // The best-scoring mode at a core count nothing measured has (spread_cores).
@@ -316,7 +292,7 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
                   ? normal_cdf((std::log(room * 1000.0) - e.log_time_mean(gi)) / e.log_time_sd(gi))
                   : 0.0;
         }
-        const double v = continuous_value(problem, s, train);
+        const double v = continuous_value(problem, s, train, IdleTwoStreams::none);
         double score = 0;
         if (best.found) {
           const double gain = v - best_value;

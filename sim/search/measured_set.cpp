@@ -93,6 +93,16 @@ SteadyState MeasuredSet::state(const Problem& problem, std::size_t k,
   return steady_state_of(problem, train, infer, batches);
 }
 
+double MeasuredSet::value_of(const Problem& problem, const Choice& choice,
+                             IdleTwoStreams idle) const {
+  if (!choice.found) return -std::numeric_limits<double>::infinity();
+  const std::size_t k = static_cast<std::size_t>(
+      std::find(modes_.begin(), modes_.end(), choice.mode) - modes_.begin());
+  std::optional<MeasuredPoint> train;
+  if (!problem.training.empty()) train = value(0, k);
+  return continuous_value(problem, state(problem, k, choice.batch_sizes), train, idle);
+}
+
 Choice MeasuredSet::answer(const Problem& problem) const {
   // Mode-major, combinations in order: ties keep the first (smaller grid index first when the
   // set was measured in grid order).
@@ -221,6 +231,8 @@ void SeriesModels::fit(const MeasuredSet& set, bool reselect) {
     }
   }
 }
+
+double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 std::vector<std::size_t> space_filling(const ModeFeatures& features, std::size_t count,
                                        const std::vector<std::size_t>& exclude) {

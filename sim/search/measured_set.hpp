@@ -58,6 +58,9 @@ class MeasuredSet {
   // The steady state of `problem` at kept mode k (position in modes()) with batch indices
   // `combo` (one per stream); nullopt when a batch size is not a candidate of the problem.
   SteadyState state(const Problem& problem, std::size_t k, const std::vector<int>& batches) const;
+  // continuous_value of `choice` (an answer() of this set) at its kept mode; -infinity when it
+  // found nothing.
+  double value_of(const Problem& problem, const Choice& choice, IdleTwoStreams idle) const;
 
   // Grid indices of the kept modes, in the order they were measured.
   const std::vector<std::size_t>& modes() const { return indices_; }
@@ -109,5 +112,9 @@ class SeriesModels {
 // the mode farthest from those chosen (maximin), skipping `exclude`; ties go to the lower index.
 std::vector<std::size_t> space_filling(const ModeFeatures& features, std::size_t count,
                                        const std::vector<std::size_t>& exclude = {});
+
+// The standard normal CDF: the probability that a GP estimate (mean, sd) falls below a bound
+// (x = (bound - mean) / sd), as the guided strategies weigh feasibility.
+double normal_cdf(double x);
 
 }  // namespace fulcrum::sim::search

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 #include "models/workload/workload_catalog.hpp"
@@ -22,25 +21,6 @@ std::optional<MeasuredPoint> PerfModelPrior::predict(std::string_view workload, 
   if (!(p.time_ms > 0)) return std::nullopt;
   return MeasuredPoint{p.time_ms, p.power.module_w()};
 }
-
-namespace {
-
-double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
-
-// The objective without its floor (training minibatches per window or per second as a real
-// number): it ranks estimates that the floor would tie.
-double continuous_value(const Problem& problem, const SteadyState& s,
-                        const std::optional<MeasuredPoint>& train) {
-  if (!train) return -s.t_in_s;  // inference only: the faster the better
-  const double t = train->time_ms / 1000.0;
-  if (s.window_s == 0) return 1.0 / t;  // training only
-  double spare_s = s.window_s - s.t_in_s;
-  if (problem.streams.size() > 1 && s.per_s > 0) spare_s = s.per_s * t * s.window_s;
-  const double per_window = std::max(spare_s, 0.0) / t;
-  return problem.objective == Objective::per_window ? per_window : per_window / s.window_s;
-}
-
-}  // namespace
 
 Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
                              const SearchContext& context) {
@@ -78,15 +58,7 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
   for (int round = 0; budget.allows(profiler.modes().size()) && !set.modes().empty(); ++round) {
     models.fit(set, round % 4 == 0);
     const Choice best = set.answer(problem);
-    double best_value = -std::numeric_limits<double>::infinity();
-    if (best.found) {
-      const std::size_t k = static_cast<std::size_t>(
-          std::find(set.mode_values().begin(), set.mode_values().end(), best.mode) -
-          set.mode_values().begin());
-      std::optional<MeasuredPoint> train;
-      if (!problem.training.empty()) train = set.value(0, k);
-      best_value = continuous_value(problem, set.state(problem, k, best.batch_sizes), train);
-    }
+    const double best_value = set.value_of(problem, best, IdleTwoStreams::window_spare);
     // The unprofiled mode with the best optimistic gain, weighted by the probability that it
     // is feasible (constrained expected improvement, with an optimistic bound for the gain).
     std::size_t pick = grid.size();
@@ -160,7 +132,7 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
                   ? normal_cdf((std::log(room * 1000.0) - e.log_time_mean(gi)) / e.log_time_sd(gi))
                   : 0.0;
         }
-        const double v = continuous_value(problem, s, train);
+        const double v = continuous_value(problem, s, train, IdleTwoStreams::window_spare);
         const double gain = have_best ? std::max(v - best_value, 0.0) : 1.0 + 1e-9 * v;
         const double score = pf * gain;
         if (score > pick_score) {

@@ -235,4 +235,17 @@ bool batches_allowed(const Problem& problem, const std::vector<int>& batches) {
   return true;
 }
 
+double continuous_value(const Problem& problem, const SteadyState& s,
+                        const std::optional<MeasuredPoint>& train, IdleTwoStreams idle) {
+  if (!train) return -s.t_in_s;  // inference only: the faster the better
+  const double t = train->time_ms / 1000.0;
+  if (s.window_s == 0) return 1.0 / t;  // training only
+  double spare_s = s.window_s - s.t_in_s;
+  if (problem.streams.size() > 1 && (s.per_s > 0 || idle == IdleTwoStreams::none)) {
+    spare_s = s.per_s * t * s.window_s;
+  }
+  const double per_window = std::max(spare_s, 0.0) / t;
+  return problem.objective == Objective::per_window ? per_window : per_window / s.window_s;
+}
+
 }  // namespace fulcrum::sim::search

@@ -64,6 +64,16 @@ SteadyState steady_state_of(const Problem& problem, const std::optional<Measured
 // empty: any).
 bool batches_allowed(const Problem& problem, const std::vector<int>& batches);
 
+// Where a two-stream problem leaves training no time (per_s == 0), what continuous_value counts
+// as the spare time: the first stream's window less its inference (`prior`), or none (`fewshot`).
+enum class IdleTwoStreams { window_spare, none };
+
+// The objective without its floor (training minibatches per window or per second as a real
+// number), so that estimates the floor would tie still rank: -t_in without training, 1 / t_train
+// without streams.
+double continuous_value(const Problem& problem, const SteadyState& s,
+                        const std::optional<MeasuredPoint>& train, IdleTwoStreams idle);
+
 // Whether `a` is a better objective value than `b` (both feasible): per window or per second
 // first, then the smaller t_in (the published tie-break).
 bool better(Objective objective, const SteadyState& a, const SteadyState& b);
