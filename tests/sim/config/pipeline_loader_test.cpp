@@ -21,6 +21,19 @@ namespace {
 
 const std::string kDataDir = FULCRUM_DATA_DIR;
 
+// A dataloader model document with every required section (7 lines), then `rest`, as "d.yaml".
+models::DataloaderModel parse_model(const std::string& rest) {
+  const std::string head = R"(version: 1
+cpu: {ref_cpu_khz: 2201600, ref_arch: a, arch_speed: {a: 1}, arch_basis: b, memory_efficiency: 0.5}
+formats:
+  jpeg: {cpu_ms_at_ref: 8, memory_mb_touched: 6, basis: p}
+memory: {os_gb: 1, training_process_gb: 2, inference_process_gb: 1, gpu_bytes_per_parameter: 16, basis: m}
+power: {core_active_w: 0.9, cpu_v_min_ratio: 0.6, basis: w}
+page_cache: {copy_gb_s: 2, basis: c}
+)";
+  return sim::parse_dataloader_model(sim::YamlDoc::parse(head + rest, "d.yaml").root());
+}
+
 constexpr const char* kScenario = R"(version: 1
 device: {model: xavier-nx-8gb}
 training:
@@ -89,18 +102,8 @@ TEST_CASE("the fitted per-dataset cost is the cross-mode calibration's, converte
 }
 
 TEST_CASE("a dataset's cost override is checked at its key") {
-  const std::string head = R"(version: 1
-cpu: {ref_cpu_khz: 2201600, ref_arch: a, arch_speed: {a: 1}, arch_basis: b, memory_efficiency: 0.5}
-formats:
-  jpeg: {cpu_ms_at_ref: 8, memory_mb_touched: 6, basis: p}
-memory: {os_gb: 1, training_process_gb: 2, inference_process_gb: 1, gpu_bytes_per_parameter: 16, basis: m}
-power: {core_active_w: 0.9, cpu_v_min_ratio: 0.6, basis: w}
-page_cache: {copy_gb_s: 2, basis: c}
-datasets:
-  plain: jpeg
-)";
-  const auto load = [&](const std::string& tail) {
-    return sim::parse_dataloader_model(sim::YamlDoc::parse(head + tail, "d.yaml").root());
+  const auto load = [](const std::string& tail) {
+    return parse_model(std::string("datasets:\n  plain: jpeg\n") + tail);
   };
   const models::DataloaderModel ok =
       load("  own: {format: jpeg, cpu_ms_at_ref: 5, basis: fitted}\n  same: {format: jpeg}\n");
@@ -126,17 +129,8 @@ datasets:
 
 TEST_CASE(
     "the CPU contention figures are optional, stated with a basis, and checked at their key") {
-  const std::string head = R"(version: 1
-cpu: {ref_cpu_khz: 2201600, ref_arch: a, arch_speed: {a: 1}, arch_basis: b, memory_efficiency: 0.5}
-formats:
-  jpeg: {cpu_ms_at_ref: 8, memory_mb_touched: 6, basis: p}
-memory: {os_gb: 1, training_process_gb: 2, inference_process_gb: 1, gpu_bytes_per_parameter: 16, basis: m}
-power: {core_active_w: 0.9, cpu_v_min_ratio: 0.6, basis: w}
-page_cache: {copy_gb_s: 2, basis: c}
-datasets: {plain: jpeg}
-)";
-  const auto load = [&](const std::string& tail) {
-    return sim::parse_dataloader_model(sim::YamlDoc::parse(head + tail, "d.yaml").root());
+  const auto load = [](const std::string& tail) {
+    return parse_model("datasets: {plain: jpeg}\n" + tail);
   };
   const models::DataloaderModel none = load("");
   CHECK(none.os_cores == 0);
