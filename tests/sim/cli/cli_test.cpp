@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/app/version.hpp"
+#include "tests/run_shell.hpp"
 #include "tests/sim/report/json_check.hpp"
 #include "tests/temp_dir.hpp"
 
@@ -25,19 +26,11 @@ using fulcrum::sim::testing::parse_json;
 
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Outcome = fulcrum::testing::ShellOutcome;
 
 using fulcrum::testing::slurp;
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+std::string quote(const std::string& s) { return fulcrum::testing::shell_quote(s); }
 
 // A scratch folder with scenario files; removed at the end of the test.
 struct Sandbox {
@@ -58,16 +51,8 @@ struct Sandbox {
   }
   // `env` is prepended to the command line ("NAME=VALUE ...").
   Outcome fulcrum(const std::string& args, const std::string& env = "") const {
-    const fs::path out = dir / "stdout.txt";
-    const fs::path err = dir / "stderr.txt";
-    const std::string cmd = (env.empty() ? "" : env + " ") + quote(FULCRUM_BINARY) + " " + args +
-                            " >" + quote(out.string()) + " 2>" + quote(err.string());
-    const int raw = std::system(cmd.c_str());
-    Outcome o;
-    o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
+    return fulcrum::testing::run_shell(
+        (env.empty() ? "" : env + " ") + quote(FULCRUM_BINARY) + " " + args, dir);
   }
 };
 

@@ -2,7 +2,6 @@
 // catalog's graph of the same architecture, and each class of bad input refused with one line,
 // exit 2 and nothing written. The bad models are made here from a committed export by editing
 // bytes in place (same lengths, so the protobuf stays well formed). Skips without ONNX support.
-#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -14,6 +13,7 @@
 #include "models/workload/architectures.hpp"
 #include "models/workload/graph_workload.hpp"
 #include "sim/config/workload_file_loader.hpp"
+#include "tests/run_shell.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -23,22 +23,13 @@ using fulcrum::testing::TempDir;
 
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Outcome = fulcrum::testing::ShellOutcome;
 
 // `env`: "NAME=VALUE ..." set for the command.
 Outcome fulcrum_in(const TempDir& dir, const std::string& args, const std::string& env = "") {
-  const std::string cmd = "cd '" + dir.path().string() + "' && " + env + " '" +
-                          std::string(FULCRUM_BINARY) + "' " + args + " >stdout.txt 2>stderr.txt";
-  const int raw = std::system(cmd.c_str());
-  Outcome o;
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  o.out = slurp(dir.path() / "stdout.txt");
-  o.err = slurp(dir.path() / "stderr.txt");
-  return o;
+  return fulcrum::testing::run_shell("cd '" + dir.path().string() + "' && " + env + " '" +
+                                         std::string(FULCRUM_BINARY) + "' " + args,
+                                     dir.path());
 }
 
 std::string resnet18_bytes() {

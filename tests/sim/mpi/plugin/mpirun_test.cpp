@@ -3,14 +3,13 @@
 // OpenMPI was found (sim/CMakeLists.txt); each test runs alone (RUN_SERIAL: three ranks on two
 // cores). mpirun may run as root here only: the variables that allow it are set on the command
 // line of each run, never in the user's shell.
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 
 #include "tests/reference_data.hpp"
+#include "tests/run_shell.hpp"
 #include "tests/temp_dir.hpp"
 
 using fulcrum::testing::slurp;
@@ -18,34 +17,18 @@ using fulcrum::testing::TempDir;
 
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using fulcrum::testing::shell_quote;
+using Outcome = fulcrum::testing::ShellOutcome;
 
 // `fulcrum ARGS`, alone or as `ranks` ranks of mpirun (0: a plain process).
 Outcome run_fulcrum(const TempDir& dir, int ranks, const std::string& args) {
-  const std::filesystem::path out = dir.path() / "stdout.txt";
-  const std::filesystem::path err = dir.path() / "stderr.txt";
   std::string cmd;
   if (ranks > 0) {
-    cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + quote(FULCRUM_MPIRUN) +
-          " --allow-run-as-root --oversubscribe -q -n " + std::to_string(ranks) + " ";
+    cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+          shell_quote(FULCRUM_MPIRUN) + " --allow-run-as-root --oversubscribe -q -n " +
+          std::to_string(ranks) + " ";
   }
-  cmd +=
-      quote(FULCRUM_BINARY) + " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string());
-  const int raw = std::system(cmd.c_str());
-  Outcome o;
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  o.out = slurp(out);
-  o.err = slurp(err);
-  return o;
+  return fulcrum::testing::run_shell(cmd + shell_quote(FULCRUM_BINARY) + " " + args, dir.path());
 }
 
 // The report's last line names the CSV and the time taken: compare what comes before it.
@@ -61,11 +44,11 @@ TEST_CASE("mpirun -n 3 fulcrum sweep publishes the bytes of one process", "[mpi]
   TempDir dir;
   const Outcome one = run_fulcrum(dir, 0,
                                   "sweep scenarios/sweeps/small.yaml -q -j 1 --out " +
-                                      quote((dir.path() / "one.csv").string()));
+                                      shell_quote((dir.path() / "one.csv").string()));
   REQUIRE(one.status == 0);
-  const Outcome three = run_fulcrum(
-      dir, 3,
-      "sweep scenarios/sweeps/small.yaml -q --out " + quote((dir.path() / "three.csv").string()));
+  const Outcome three = run_fulcrum(dir, 3,
+                                    "sweep scenarios/sweeps/small.yaml -q --out " +
+                                        shell_quote((dir.path() / "three.csv").string()));
   INFO(three.err);
   REQUIRE(three.status == 0);
   const std::string csv = slurp(dir.path() / "one.csv");
@@ -83,11 +66,12 @@ TEST_CASE("mpirun -n 3 fulcrum study publishes the files of one process", "[mpi]
                                std::filesystem::absolute("scenarios/quickstart.yaml").string() +
                                "\nset: {duration_s: 20}\ngrid:\n  gpu_sharing: [managed, native, "
                                "sequential]\n  inference[0].batch_size: [8, 16]\nseeds: [1, 2]\n");
-  REQUIRE(run_fulcrum(dir, 0,
-                      "study " + study + " -q -j 1 --out " + quote((dir.path() / "one").string()))
-              .status == 0);
-  const Outcome three =
-      run_fulcrum(dir, 3, "study " + study + " --out " + quote((dir.path() / "three").string()));
+  REQUIRE(
+      run_fulcrum(dir, 0,
+                  "study " + study + " -q -j 1 --out " + shell_quote((dir.path() / "one").string()))
+          .status == 0);
+  const Outcome three = run_fulcrum(
+      dir, 3, "study " + study + " --out " + shell_quote((dir.path() / "three").string()));
   INFO(three.err);
   REQUIRE(three.status == 0);
   // Rank 0's line alone: 12 runs of 6 points.
@@ -109,7 +93,7 @@ TEST_CASE("a run that fails on rank 2 ends the mpirun job with one line naming t
                      std::filesystem::absolute("scenarios/quickstart.yaml").string() +
                      "\nset: {duration_s: 10}\ngrid:\n  training.batch_size: [8, 16, 32, 0]\n");
   const Outcome three =
-      run_fulcrum(dir, 3, "study " + study + " --out " + quote((dir.path() / "o").string()));
+      run_fulcrum(dir, 3, "study " + study + " --out " + shell_quote((dir.path() / "o").string()));
   CHECK(three.status == 2);
   CHECK(three.out.empty());
   CHECK(three.err == study +
