@@ -563,10 +563,8 @@ std::optional<ResidualCorrection> fit_residual(
       Eigen::MatrixXd k(n, n);
       for (Eigen::Index i = 0; i < n; ++i) {
         for (Eigen::Index j = 0; j < n; ++j) {
-          ResidualCorrection one = c;
-          one.points = {z[static_cast<std::size_t>(j)]};
-          one.weights = {1.0};
-          k(i, j) = residual_value(one, z[static_cast<std::size_t>(i)]);
+          k(i, j) =
+              residual_kernel(c, z[static_cast<std::size_t>(i)], z[static_cast<std::size_t>(j)]);
         }
       }
       for (int e = -8; e <= 2; ++e) {
@@ -788,6 +786,9 @@ ModeErrors nearest_neighbour_errors(const DeviceSpec& device, const std::vector<
     return c;
   };
   for (std::size_t i = 0; i < fit.size(); ++i) by_key[key_of(fit[i])].push_back(i);
+  std::vector<std::array<double, 4>> fit_coordinates;
+  fit_coordinates.reserve(fit.size());
+  for (const ModeRow& f : fit) fit_coordinates.push_back(coordinates(f));
   std::vector<double> time_err, power_err;
   time_err.reserve(rows.size());
   power_err.reserve(rows.size());
@@ -801,7 +802,7 @@ ModeErrors nearest_neighbour_errors(const DeviceSpec& device, const std::vector<
     const auto c = coordinates(r);
     near.clear();
     for (const std::size_t j : it->second) {
-      const auto cj = coordinates(fit[j]);
+      const auto& cj = fit_coordinates[j];
       double d2 = 0;
       for (std::size_t d = 0; d < 4; ++d) d2 += (c[d] - cj[d]) * (c[d] - cj[d]);
       near.emplace_back(std::sqrt(d2), j);

@@ -372,16 +372,20 @@ std::array<double, kResidualDims> residual_position(const DeviceSpec& device, co
           std::log2(std::max(1, batch_size)) / 6};
 }
 
+double residual_kernel(const ResidualCorrection& c, const std::array<double, kResidualDims>& a,
+                       const std::array<double, kResidualDims>& b) {
+  double dot = 0, d2 = 0;
+  for (std::size_t j = 0; j < kResidualDims; ++j) {
+    dot += a[j] * b[j];
+    d2 += (a[j] - b[j]) * (a[j] - b[j]);
+  }
+  return 1 + c.linear * dot + std::exp(-d2 / (2 * c.length_scale * c.length_scale));
+}
+
 double residual_value(const ResidualCorrection& c, const std::array<double, kResidualDims>& z) {
   double sum = 0;
   for (std::size_t i = 0; i < c.points.size() && i < c.weights.size(); ++i) {
-    double dot = 0, d2 = 0;
-    for (std::size_t j = 0; j < kResidualDims; ++j) {
-      dot += z[j] * c.points[i][j];
-      d2 += (z[j] - c.points[i][j]) * (z[j] - c.points[i][j]);
-    }
-    sum +=
-        c.weights[i] * (1 + c.linear * dot + std::exp(-d2 / (2 * c.length_scale * c.length_scale)));
+    sum += c.weights[i] * residual_kernel(c, z, c.points[i]);
   }
   return sum;
 }

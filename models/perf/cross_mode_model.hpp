@@ -170,6 +170,10 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
 std::array<double, kResidualDims> residual_position(const DeviceSpec& device, const PowerMode& mode,
                                                     int batch_size);
 double residual_value(const ResidualCorrection& c, const std::array<double, kResidualDims>& z);
+// The correction's kernel between two positions: 1 + linear (a . b) + exp(-|a - b|^2 /
+// (2 length_scale^2)); residual_value sums it over the points, weighted.
+double residual_kernel(const ResidualCorrection& c, const std::array<double, kResidualDims>& a,
+                       const std::array<double, kResidualDims>& b);
 
 // Module power (per rail) with nothing running in the mode.
 RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
