@@ -94,12 +94,6 @@ std::vector<Problem> family_of(const Problem& problem, const AlsOptions& o) {
   return out;
 }
 
-double objective_value(const Problem& problem, const SteadyState& s) {
-  return problem.objective == Objective::per_window && s.window_s > 0
-             ? static_cast<double>(s.per_window)
-             : s.per_s;
-}
-
 // Per series, per grid mode: the figure the family stage scores with (the measured value where
 // the mode was measured, else the surrogates' means).
 using Figures = std::vector<std::vector<MeasuredPoint>>;

@@ -68,9 +68,7 @@ StrategyScore compare_strategy(const std::string& name, const std::vector<Proble
     // The objective's value: training minibatches per window (per-window problems with a stream)
     // or per second.
     const bool per_window = p.objective == Objective::per_window && !p.streams.empty();
-    auto value = [per_window](const SteadyState& s) {
-      return per_window ? static_cast<double>(s.per_window) : s.per_s;
-    };
+    auto value = [&p](const SteadyState& s) { return objective_value(p, s); };
     double best_value = 0;
     bool optimum = false;
     Problem judged = p;

@@ -235,6 +235,12 @@ bool batches_allowed(const Problem& problem, const std::vector<int>& batches) {
   return true;
 }
 
+double objective_value(const Problem& problem, const SteadyState& s) {
+  return problem.objective == Objective::per_window && s.window_s > 0
+             ? static_cast<double>(s.per_window)
+             : s.per_s;
+}
+
 double continuous_value(const Problem& problem, const SteadyState& s,
                         const std::optional<MeasuredPoint>& train, IdleTwoStreams idle) {
   if (!train) return -s.t_in_s;  // inference only: the faster the better

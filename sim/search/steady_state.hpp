@@ -64,6 +64,10 @@ SteadyState steady_state_of(const Problem& problem, const std::optional<Measured
 // empty: any).
 bool batches_allowed(const Problem& problem, const std::vector<int>& batches);
 
+// The problem's objective at a steady state: training minibatches per window of the first stream
+// (per-window problems with a stream) or per second.
+double objective_value(const Problem& problem, const SteadyState& s);
+
 // Where a two-stream problem leaves training no time (per_s == 0), what continuous_value counts
 // as the spare time: the first stream's window less its inference (`prior`), or none (`fewshot`).
 enum class IdleTwoStreams { window_spare, none };

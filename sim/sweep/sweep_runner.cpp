@@ -58,10 +58,6 @@ std::string strategy_label(const StrategyEntry& e) {
   return e.max_modes ? e.name + "@" + std::to_string(*e.max_modes) : e.name;
 }
 
-double objective_value(const Problem& p, const search::SteadyState& s) {
-  return p.objective == search::Objective::per_window ? static_cast<double>(s.per_window) : s.per_s;
-}
-
 // What the summary needs of one row.
 struct Row {
   std::string strategy;
@@ -301,7 +297,7 @@ std::string run_config(const SweepSpec& spec, const SweepTruths& truths,
       const search::Outcome o = search::Scorer::evaluate(problem, choice, truth);
       found = found && choice.found;
       met = met && o.budgets_met;
-      const double v = o.budgets_met ? objective_value(problem, o.actual) : 0;
+      const double v = o.budgets_met ? search::objective_value(problem, o.actual) : 0;
       value += v;
       const double best = oracles[seg].found ? choice_value(problem, oracles[seg]) : 0;
       ratio_sum += best > 0 ? v / best : (o.budgets_met ? 1 : 0);
