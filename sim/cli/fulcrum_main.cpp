@@ -1,10 +1,12 @@
 // Entry point of the `fulcrum` executable: the only place that catches. Exit status 0 success,
 // 2 bad input or an environment that refuses the output (one line on stderr), 1 internal failure,
 // 128 + N after signal N stopped a run (SIGINT 130, SIGTERM 143, SIGHUP 129; one line on stderr).
+#include <chrono>
 #include <exception>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "models/error.hpp"
@@ -21,12 +23,23 @@ std::string terminal_line(const char* what) {
   return fulcrum::sim::printable(what, std::string::npos);
 }
 
-// Under an MPI launcher every rank meets a bad option before MPI starts, and after it starts a
-// failing rank's error reaches rank 0 (sim/mpi/mpi_runner.hpp): the other ranks print nothing
-// and exit with the same status, so the job says it once.
-bool quiet_rank() {
+// Under an MPI launcher every rank meets a bad option before MPI starts (after it starts, a
+// failing rank's error reaches rank 0 through sim/mpi/mpi_runner.hpp, and the others end quietly).
+// A rank that exits non-zero makes mpirun end the others at once, possibly before rank 0 has said
+// why; one that exits 0 would leave rank 0, had it not failed, waiting in MPI's start-up for ever.
+// So a rank other than 0 first waits a while: rank 0 fails the same way, says it once and mpirun
+// ends this rank during the wait. Only a rank still running after it (its error was its own: a
+// file its node cannot read) says its error, naming its rank, and exits with its status.
+constexpr std::chrono::seconds kRankZeroGrace{5};
+
+void report_failure(const std::string& line) {
   const std::optional<int> rank = fulcrum::sim::mpi::launcher_rank();
-  return rank && *rank != 0;
+  if (rank && *rank != 0) {
+    std::this_thread::sleep_for(kRankZeroGrace);
+    std::cerr << line << " (rank " << *rank << ")\n";
+    return;
+  }
+  std::cerr << line << '\n';
 }
 
 }  // namespace
@@ -50,11 +63,11 @@ int main(int argc, char** argv) {
     return e.exit_status();
   } catch (const fulcrum::InputError& e) {
     std::cout.flush();
-    if (!quiet_rank()) std::cerr << terminal_line(e.what()) << '\n';
+    report_failure(terminal_line(e.what()));
     return 2;
   } catch (const std::exception& e) {
     std::cout.flush();
-    if (!quiet_rank()) std::cerr << "fulcrum: internal error: " << terminal_line(e.what()) << '\n';
+    report_failure("fulcrum: internal error: " + terminal_line(e.what()));
     return 1;
   } catch (...) {
     std::cerr << "fulcrum: internal error: unknown exception\n";

@@ -112,3 +112,28 @@ TEST_CASE("a bad option under mpirun -n 3 is one line, from rank 0 alone", "[mpi
   CHECK(three.err == one.err);
   CHECK(std::count(three.err.begin(), three.err.end(), '\n') == 1);
 }
+
+TEST_CASE("a bad option on one rank alone is said by that rank, and the job ends",
+          "[mpi][mpirun]") {
+  if (!fulcrum::testing::reference_path("")) return;  // rank 0's sweep reads the measurements
+  TempDir dir;
+  // Rank 1 meets the bad option; rank 0 starts a sweep and waits in MPI's start-up for its peers.
+  // Rank 1 waits for rank 0 to fail first, then says its own error and ends the job: no hang.
+  const std::string fulcrum = shell_quote(FULCRUM_BINARY);
+  const std::string per_rank =
+      "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then exec " + fulcrum +
+      " sweep --no-such-option; fi; exec " + fulcrum + " sweep " +
+      shell_quote(std::filesystem::absolute("scenarios/sweeps/small.yaml").string()) +
+      " -q --out " + shell_quote((dir.path() / "o.csv").string());
+  const Outcome two = fulcrum::testing::run_shell(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 " +
+          shell_quote(FULCRUM_MPIRUN) + " --allow-run-as-root --oversubscribe -q -n 2 sh -c " +
+          shell_quote(per_rank),
+      dir.path());
+  CHECK(two.status == 2);
+  CHECK(two.out.empty());
+  CHECK(two.err ==
+        "fulcrum sweep: unrecognised option '--no-such-option' (see fulcrum sweep --help) "
+        "(rank 1)\n");
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "o.csv"));
+}
