@@ -142,6 +142,30 @@ double distance2(const GraphSignature& a, const GraphSignature& b) {
   return d;
 }
 
+// The tile utilization of each recurrent layer's matrix products, by layer name. cuDNN runs an
+// LSTM layer as one GEMM projecting the input of every step (N = 4 hidden gates, K = input
+// features) and a recurrent GEMM per step (N = 4 hidden, K = hidden); their FLOP-weighted
+// harmonic mean.
+std::map<std::string, double> recurrent_tile_utilization(const Workload& workload) {
+  std::map<std::string, double> out;
+  const GraphWorkload* gw = workload.graph();
+  if (gw == nullptr) return out;
+  const Graph& g = gw->layers().graph();
+  for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) {
+    const Layer& l = g[v];
+    if (l.kind != OpKind::lstm || l.out.rank() != 2) continue;
+    const double steps = static_cast<double>(l.out[0]);
+    const double hidden = static_cast<double>(l.out[1]);
+    if (!(steps > 0 && hidden > 0 && l.macs > 0)) continue;
+    const double in = l.macs / (steps * 4 * hidden) - hidden;  // macs = steps x 4h x (in + h)
+    if (!(in > 0)) continue;
+    const double u_in = tensor_tile_utilization(4 * hidden, in);
+    const double u_rec = tensor_tile_utilization(4 * hidden, hidden);
+    out[l.name] = (in + hidden) / (in / u_in + hidden / u_rec);
+  }
+  return out;
+}
+
 }  // namespace
 
 OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload, Phase phase) {
@@ -182,11 +206,21 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
                                                      : 3 / (1 / forward + 1 / dgrad + 1 / wgrad);
     }
   }
+  // Recurrent layers: cuDNN runs their matrix products on the TF32 tensor cores as it runs a
+  // dense convolution (PyTorch lets cuDNN use TF32 for convolutions and RNNs alike, while its
+  // cuBLAS matrix products stay FP32 from 1.12 on): their FLOPs take the dense class's time per
+  // FLOP, over their tiles' utilization; their activity, bytes and kernels stay the recurrent
+  // class's.
+  const std::map<std::string, double> recurrent = recurrent_tile_utilization(workload);
+  std::array<double, kOpClasses> tile_flops{};
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const LayerWork& l = layers[i];
     const OpClass c = op_class(l);
     const auto u = utilization.find(l.name);
-    s.padded_flops[c] += u == utilization.end() ? l.flops : l.flops / u->second;
+    const auto r = recurrent.find(l.name);
+    const double tile = u != utilization.end() ? u->second : r != recurrent.end() ? r->second : 1.0;
+    s.padded_flops[r != recurrent.end() ? dense_conv : c] += l.flops / tile;
+    tile_flops[c] += l.flops / tile;
     const double all = dram_bytes(device, l);
     const double fixed =
         i < one.size() && i < two.size()
@@ -201,6 +235,7 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
     k += l.kernels;
   }
   for (std::size_t c = 0; c < kOpClasses; ++c) {
+    s.tile_utilization[c] = tile_flops[c] > 0 ? s.flops[c] / tile_flops[c] : 1;
     s.flops[c] = f > 0 ? s.flops[c] / f : 0;
     s.padded_flops[c] = f > 0 ? s.padded_flops[c] / f : 0;
     s.bytes[c] = b > 0 ? s.bytes[c] / b : 0;
@@ -221,7 +256,9 @@ CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShar
   for (std::size_t c = 0; c < kOpClasses; ++c) {
     inv_c += s.padded_flops[c] * std::exp(g.inv_compute[c]);
     inv_m += s.bytes[c] * std::exp(g.inv_memory[c]);
-    a += s.flops[c] * std::exp(g.activity[c]);
+    // Switching activity per busy cycle: a tile's idle columns keep the SMs busy without
+    // switching, so each class's activity counts the useful share of its tiles.
+    a += s.flops[c] * s.tile_utilization[c] * std::exp(g.activity[c]);
     k += s.kernels[c] * std::exp(g.kernels[c]);
   }
   CrossModeWorkload w;

@@ -183,9 +183,13 @@ RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
 // the bytes that grow with the batch (activations; per layer B(16) - (2 B(1) - B(2))), the ones
 // eff_memory applies to (weights stream at the device's eff_weights). `padded_flops`: the FLOPs of
 // the class as the GPU's GEMM tiles execute them (each dense convolution's FLOPs over its tile
-// utilization, tensor_tile_utilization), over W's FLOPs.
+// utilization, tensor_tile_utilization), over W's FLOPs; a recurrent layer's matrix products run
+// on the tensor cores as cuDNN runs a dense convolution (TF32), so their FLOPs over their tiles'
+// utilization count in the dense-convolution entry.
 struct OpClassShares {
   std::array<double, kOpClasses> flops{}, padded_flops{}, bytes{}, kernels{};
+  // Per class, its FLOPs over the FLOPs its tensor-core tiles run (1 where no tile idles).
+  std::array<double, kOpClasses> tile_utilization{1, 1, 1, 1, 1};
 };
 OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload, Phase phase);
 
@@ -200,8 +204,8 @@ double tensor_tile_utilization(double out_channels, double reduction);
 
 // A workload's parameters from graph coefficients and its shares (preprocess_ms left 0):
 //   1 / eff_compute = sum_c padded_flops_c exp(inv_compute_c), 1 / eff_memory = sum_c bytes_c
-//   exp(inv_memory_c), gpu_activity = sum_c flops_c exp(activity_c), kernel_scale = sum_c
-//   kernels_c exp(kernels_c).
+//   exp(inv_memory_c), gpu_activity = sum_c flops_c tile_utilization_c exp(activity_c) (idle tile
+//   columns keep the GPU busy without switching), kernel_scale = sum_c kernels_c exp(kernels_c).
 CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShares& s);
 
 // DRAM bytes per sample of a minibatch, the part that grows with the batch (activations), from
