@@ -898,7 +898,7 @@ GraphCoefficients fit_graph_coefficients(const DeviceSpec& device,
   for (const auto& [key, w] : calibration.workloads) {
     lc += std::log(1 / w.eff_compute);
     lm += std::log(1 / w.eff_memory);
-    la += std::log(w.gpu_activity / w.eff_compute);  // energy per FLOP (graph_activity)
+    la += std::log(w.gpu_activity);
     lk += std::log(w.kernel_scale);
   }
   const double nw = static_cast<double>(calibration.workloads.size());

@@ -220,10 +220,6 @@ double tensor_tile_utilization(double out_channels, double reduction) {
   return used(out_channels, kTensorTileN) * used(reduction, kTensorTileK);
 }
 
-double graph_activity(double energy_per_flop, double eff_compute) {
-  return energy_per_flop * eff_compute;
-}
-
 CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShares& s) {
   double inv_c = 0, inv_m = 0, a = 0, k = 0;
   for (std::size_t c = 0; c < kOpClasses; ++c) {
@@ -235,7 +231,7 @@ CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShar
   CrossModeWorkload w;
   w.eff_compute = inv_c > 0 ? 1 / inv_c : 1;
   w.eff_memory = inv_m > 0 ? 1 / inv_m : 1;
-  w.gpu_activity = a > 0 ? graph_activity(a, w.eff_compute) : 1;
+  w.gpu_activity = a > 0 ? a : 1;
   w.kernel_scale = k > 0 ? k : 1;
   w.preprocess_ms = 0;
   return w;

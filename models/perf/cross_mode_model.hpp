@@ -144,8 +144,7 @@ constexpr std::size_t kOpClasses = 5;
 struct GraphCoefficients {
   std::array<double, kOpClasses> inv_compute{};  // log of 1/eff_compute per FLOP of the class
   std::array<double, kOpClasses> inv_memory{};   // log of 1/eff_memory per byte of the class
-  std::array<double, kOpClasses> activity{};     // log of the energy per FLOP of the class
-                                                 // (gpu_activity: graph_activity)
+  std::array<double, kOpClasses> activity{};     // log of gpu_activity per FLOP of the class
   std::array<double, kOpClasses> kernels{};      // log of kernel_scale per kernel of the class
 };
 
@@ -201,16 +200,9 @@ double tensor_tile_utilization(double out_channels, double reduction);
 
 // A workload's parameters from graph coefficients and its shares (preprocess_ms left 0):
 //   1 / eff_compute = sum_c padded_flops_c exp(inv_compute_c), 1 / eff_memory = sum_c bytes_c
-//   exp(inv_memory_c), gpu_activity = graph_activity(sum_c flops_c exp(activity_c), eff_compute),
-//   kernel_scale = sum_c kernels_c exp(kernels_c).
+//   exp(inv_memory_c), gpu_activity = sum_c flops_c exp(activity_c), kernel_scale = sum_c
+//   kernels_c exp(kernels_c).
 CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShares& s);
-
-// gpu_activity is power per busy GPU cycle: the energy of the workload's work over the time the
-// GPU is busy with it. A class's FLOPs each cost a fixed energy (exp(activity_c), relative: the
-// class coefficient is an energy per FLOP), and the busy time per FLOP is 1 / eff_compute: a
-// kernel mix that reaches a fifth of the peak spreads the same switching over five times the
-// cycles and draws a fifth as much per cycle. Returns energy_per_flop x eff_compute.
-double graph_activity(double energy_per_flop, double eff_compute);
 
 // DRAM bytes per sample of a minibatch, the part that grows with the batch (activations), from
 // the layer graph: (B(16) - B(1)) / 15, L2-resident layers included.
