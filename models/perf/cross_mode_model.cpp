@@ -81,9 +81,11 @@ constexpr MeasuredDataset kMeasuredDatasets[] = {{"resnet18", "imagenet"},
                                                  {"lstm", "wikitext"}};
 
 // What one training sample costs the dataloader to handle, in bytes: where the dataset's image
-// size is known, the decoded image (mean stored pixels x 3 RGB bytes) and the crop it cuts,
-// resizes, flips and normalises into the network's input (as many elements as the input: its fp32
-// bytes / 4), each byte at the same cost; else the input as the GPU sees it.
+// size is known, the stored file (its entropy-coded bytes, which the decoder reads one by one:
+// the dataset's bytes on storage over its samples), the decoded image (mean stored pixels x 3 RGB
+// bytes) and the crop it cuts, resizes, flips and normalises into the network's input (as many
+// elements as the input: its fp32 bytes / 4), each byte at the same cost; else the input as the
+// GPU sees it.
 double decode_bytes_per_sample(const Workload& w) {
   std::optional<std::string> name;
   if (const GraphWorkload* g = w.graph(); g != nullptr && g->use().dataset) name = g->use().dataset;
@@ -93,8 +95,10 @@ double decode_bytes_per_sample(const Workload& w) {
   if (name) {
     for (const std::string& known : dataset_names()) {
       if (known != *name) continue;
-      if (const auto px = dataset(known).image_pixels) {
-        return 3 * *px + w.input_bytes_per_sample() / 4;
+      const DatasetSpec& d = dataset(known);
+      if (const auto px = d.image_pixels) {
+        const double stored = d.bytes && d.samples > 0 ? *d.bytes / d.samples : 0.0;
+        return 3 * *px + w.input_bytes_per_sample() / 4 + stored;
       }
     }
   }

@@ -220,9 +220,11 @@ double activation_bytes_per_sample(const DeviceSpec& device, const Workload& wor
 // (preprocess_ms), which the graph does not describe: the same phase's calibrated workloads'
 // figures scaled in proportion to the bytes per sample, weighted by how near those are (a Gaussian
 // in decades, width 0.5: images and token sequences apart). Training: the bytes the dataloader
-// decodes per sample (3 x the dataset's mean stored image pixels where the dataset catalog has
-// them: ImageNet's 469x387 against GLD-23k's 800x600; the dataset is the workload file's, or the
-// one the reference measurements trained the workload on), else the input's bytes; inference:
+// handles per sample where the dataset catalog has the image size (the stored JPEG, bytes on
+// storage over samples: ImageNet's 109 kB against GLD-23k's 121 kB; the decoded image, 3 x the
+// mean stored pixels: 469x387 against 800x600; the crop, the input's elements; the dataset is
+// the workload file's, or the one the reference measurements trained the workload on), else the
+// input's bytes; inference:
 // the input's bytes as the GPU sees it; for inference
 // at most the workload's activation bytes per sample times the phase's pooled CPU time per
 // activation byte (sum of preprocess_ms over sum of activation_bytes_per_sample). The workload's
