@@ -547,10 +547,16 @@ CrossModeWorkload fit_physical(const DeviceSpec& device, const CrossModeDevice& 
 }
 
 // Kernel ridge regression of residuals y at positions z, its hyper-parameters (length scale,
-// linear term, ridge) chosen by the closed-form leave-one-out error (mean absolute), kept only
-// when that error is below the residuals' own mean absolute value (no correction).
+// linear term, ridge, robust or not) chosen by the closed-form leave-one-out error (mean
+// absolute), kept only when that error is below the residuals' own mean absolute value (no
+// correction). Robust: a profiled row whose leave-one-out residual lies beyond kRobust times the
+// residuals' robust scale (1.4826 x their median absolute value) is pulled to that bound and the
+// weights solved again (twice), so that a glitched row (docs/MODEL.md: at 4 cores and EMC
+// 2133 MHz some rows were measured as if at the top GPU clock) does not bend the correction
+// around it; its leave-one-out error is still counted against the row's own value.
 std::optional<ResidualCorrection> fit_residual(
     const std::vector<std::array<double, kResidualDims>>& z, const Eigen::VectorXd& y) {
+  constexpr double kRobust = 2.5;
   const auto n = static_cast<Eigen::Index>(z.size());
   double best = y.cwiseAbs().mean();
   std::optional<ResidualCorrection> out;
@@ -571,14 +577,38 @@ std::optional<ResidualCorrection> fit_residual(
         Eigen::MatrixXd a = k;
         a.diagonal().array() += std::pow(10.0, e / 2.0);
         const Eigen::MatrixXd inverse = a.ldlt().solve(Eigen::MatrixXd::Identity(n, n));
-        const Eigen::VectorXd weights = inverse * y;
-        double loo = 0;
-        for (Eigen::Index i = 0; i < n; ++i) loo += std::abs(weights[i] / inverse(i, i));
-        loo /= static_cast<double>(n);
-        if (std::isfinite(loo) && loo < best) {
-          best = loo;
-          c.weights.assign(weights.data(), weights.data() + n);
-          out = c;
+        for (bool robust : {false, true}) {
+          // The values fitted: y, or y with outlying rows pulled to the bound.
+          Eigen::VectorXd fitted = y;
+          Eigen::VectorXd weights = inverse * fitted;
+          for (int pass = 0; robust && pass < 2; ++pass) {
+            // weights_i / inverse_ii is row i's leave-one-out residual of the values fitted.
+            Eigen::VectorXd loo_residual(n);
+            std::vector<double> size(static_cast<std::size_t>(n));
+            for (Eigen::Index i = 0; i < n; ++i) {
+              loo_residual[i] = weights[i] / inverse(i, i);
+              size[static_cast<std::size_t>(i)] = std::abs(loo_residual[i]);
+            }
+            std::nth_element(size.begin(), size.begin() + n / 2, size.end());
+            const double bound = kRobust * 1.4826 * size[static_cast<std::size_t>(n / 2)];
+            for (Eigen::Index i = 0; i < n; ++i) {
+              const double predicted = fitted[i] - loo_residual[i];
+              fitted[i] = std::clamp(y[i], predicted - bound, predicted + bound);
+            }
+            weights = inverse * fitted;
+          }
+          // Row i's leave-one-out prediction is fitted_i - weights_i / inverse_ii; its error
+          // against the row's own value y_i.
+          double loo = 0;
+          for (Eigen::Index i = 0; i < n; ++i) {
+            loo += std::abs(y[i] - fitted[i] + weights[i] / inverse(i, i));
+          }
+          loo /= static_cast<double>(n);
+          if (std::isfinite(loo) && loo < best) {
+            best = loo;
+            c.weights.assign(weights.data(), weights.data() + n);
+            out = c;
+          }
         }
       }
     }
@@ -652,6 +682,15 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
     w.power_correction = fit_residual(z, power);
   }
   return w;
+}
+
+std::optional<ResidualCorrection> fit_residual_correction(
+    const std::vector<std::array<double, kResidualDims>>& z, const std::vector<double>& y) {
+  if (z.size() != y.size() || z.empty()) {
+    throw InputError("fit_residual_correction: expected one residual per position");
+  }
+  return fit_residual(
+      z, Eigen::Map<const Eigen::VectorXd>(y.data(), static_cast<Eigen::Index>(y.size())));
 }
 
 ErrorStats error_stats(const std::vector<double>& time_error_pct,

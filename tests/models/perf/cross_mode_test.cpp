@@ -460,10 +460,39 @@ TEST_CASE("a residual correction scales time and power by exp(-value) at a mode'
   CHECK(fixed.power_w == Approx(plain.power_w * std::exp(0.15)));
 }
 
+TEST_CASE("a glitched profiled row does not bend the residual correction around it") {
+  // 40 positions: GPU and CPU axes at -1, -0.75, ..., 0 (5 x 4 of them) and batch 0 or 1; the
+  // log residuals lie on the plane 0.1 + 0.05 x gpu, except one row at gpu = cpu = -0.5, batch 0,
+  // which reads 1.0 above it (a row measured at another clock than its mode's). The correction
+  // should follow the plane: 0.1 - 0.025 = 0.075 at that row's position, not its 1.075.
+  std::vector<std::array<double, kResidualDims>> z;
+  std::vector<double> y;
+  for (double gpu : {-1.0, -0.75, -0.5, -0.25, 0.0}) {
+    for (double cpu : {-0.75, -0.5, -0.25, 0.0}) {
+      for (double batch : {0.0, 1.0}) {
+        z.push_back({gpu, cpu, 0.0, 0.0, batch});
+        y.push_back(0.1 + 0.05 * gpu + (gpu == -0.5 && cpu == -0.5 && batch == 0.0 ? 1.0 : 0.0));
+      }
+    }
+  }
+  const auto c = fit_residual_correction(z, y);
+  REQUIRE(c);
+  CHECK(residual_value(*c, {-0.5, -0.5, 0.0, 0.0, 0.0}) == Approx(0.075).margin(0.02));
+  CHECK(residual_value(*c, {-0.5, -0.25, 0.0, 0.0, 0.0}) == Approx(0.075).margin(0.02));
+  CHECK(residual_value(*c, {0.0, 0.0, 0.0, 0.0, 1.0}) == Approx(0.1).margin(0.02));
+  // Residuals on a plane alone: the correction reproduces it; none at all: no correction.
+  std::vector<double> plane(y.size());
+  for (std::size_t i = 0; i < z.size(); ++i) plane[i] = 0.1 + 0.05 * z[i][0];
+  const auto p = fit_residual_correction(z, plane);
+  REQUIRE(p);
+  CHECK(residual_value(*p, {-0.5, -0.5, 0.0, 0.0, 0.0}) == Approx(0.075).margin(0.005));
+  CHECK_FALSE(fit_residual_correction(z, std::vector<double>(z.size(), 0.0)));
+}
+
 // Few-shot refinement of an inference workload (docs/MODEL.md, "Zero-shot and few-shot"), reduced:
 // the device on 10% of the other workloads' modes (seed 1), YOLOv8n left out, k = 50 profiled rows
 // refine its parameters and learn its residual correction, MAPE on its other rows, median of 3
-// draws. Bounded at the figures this reduced protocol reaches (5.52% / 3.35%), rounded up by about
+// draws. Bounded at the figures this reduced protocol reaches (5.24% / 3.35%), rounded up by about
 // half a point.
 TEST_CASE("few-shot: 50 profiled rows of a new inference workload predict its other rows") {
   const auto rows = reference_rows();
@@ -476,6 +505,6 @@ TEST_CASE("few-shot: 50 profiled rows of a new inference workload predict its ot
   const FewShotPoint& p = results.front().few_shot.front();
   INFO("time " << p.time_mape_pct << "% power " << p.power_mape_pct << "%");
   CHECK(p.k == 50);
-  CHECK(p.time_mape_pct <= 6.0);
+  CHECK(p.time_mape_pct <= 5.7);
   CHECK(p.power_mape_pct <= 3.8);
 }
