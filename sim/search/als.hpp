@@ -53,6 +53,10 @@ struct AlsOptions {
                                             90, 100, 110, 120, 135, 150};
   std::vector<double> family_latency_s = {0.4, 0.5, 0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5};
   double family_max_power_w = 60;
+  // Power budgets where neither a measured configuration nor the means' best is feasible:
+  // configurations feasible on the optimistic estimates mean - k sd (each k here, least first)
+  // gain, per watt, the chance such a bound holds (normal_cdf(-k)). Empty: means only.
+  std::vector<double> family_optimism_sd = {0.5, 1.0, 1.5, 2.0};
 };
 
 class Als : public Strategy {
