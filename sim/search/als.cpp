@@ -282,6 +282,45 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
     set.measure(profiler, grid, i);
     tried.push_back(i);
   }
+  // 1b. Coverage: every (core count, CPU clock tercile) cell of the grid that the seed left
+  // empty gets its mode farthest from those chosen.
+  if (options_.cover_cores_cpu) {
+    const Eigen::MatrixXd& f = models.features().all();
+    const std::size_t n_cpu = grid.cpu_khz().size();
+    auto cell = [&](std::size_t g) {
+      const models::PowerMode m = grid.at(g);
+      const std::size_t cores = static_cast<std::size_t>(
+          std::find(grid.cores().begin(), grid.cores().end(), m.cores) - grid.cores().begin());
+      const std::size_t cpu = static_cast<std::size_t>(
+          std::find(grid.cpu_khz().begin(), grid.cpu_khz().end(), m.cpu_khz) -
+          grid.cpu_khz().begin());
+      return cores * 3 + cpu * 3 / std::max<std::size_t>(n_cpu, 1);
+    };
+    std::vector<char> covered(grid.cores().size() * 3, 0);
+    for (std::size_t i : tried) covered[cell(i)] = 1;
+    for (std::size_t c = 0; c < covered.size(); ++c) {
+      if (covered[c] != 0 || !budget.allows(set.modes().size())) continue;
+      std::size_t pick = grid.size();
+      double pick_d = -1;
+      for (std::size_t g = 0; g < grid.size(); ++g) {
+        if (cell(g) != c) continue;
+        double d = std::numeric_limits<double>::infinity();
+        for (std::size_t i : tried) {
+          d = std::min(d,
+                       (f.row(static_cast<Eigen::Index>(g)) - f.row(static_cast<Eigen::Index>(i)))
+                           .squaredNorm());
+        }
+        if (d > pick_d) {
+          pick = g;
+          pick_d = d;
+        }
+      }
+      if (pick == grid.size()) continue;
+      set.measure(profiler, grid, pick);
+      tried.push_back(pick);
+      covered[c] = 1;
+    }
+  }
   std::vector<char> done(grid.size(), 0);
   for (std::size_t i : tried) done[i] = 1;
   stop_reason_ = "budget";

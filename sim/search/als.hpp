@@ -54,9 +54,13 @@ struct AlsOptions {
   std::vector<double> family_latency_s = {0.4, 0.5, 0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5};
   double family_max_power_w = 60;
   // Power budgets where neither a measured configuration nor the means' best is feasible:
-  // configurations feasible on the optimistic estimates mean - k sd (each k here, least first)
-  // gain, per watt, the chance such a bound holds (normal_cdf(-k)). Empty: means only.
-  std::vector<double> family_optimism_sd = {0.5, 1.0, 1.5, 2.0};
+  // configurations feasible on the estimates optimistic by k sd (each k here, least first; see
+  // docs/SEARCH.md, "als", step 5) gain, per watt, the chance such a bound holds
+  // (normal_cdf(-k)). Empty: the means only.
+  std::vector<double> family_optimism_sd = {0.5};
+  // After the space-filling seed, one mode in every (core count, CPU clock tercile) cell of the
+  // grid that the seed left empty (the seed's maximin favours the corners).
+  bool cover_cores_cpu = true;
 };
 
 class Als : public Strategy {
