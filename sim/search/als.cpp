@@ -112,8 +112,11 @@ struct Candidate {
 // to `max_power_w`: sorted by power, the best configuration so far is the answer to every budget
 // up to the next one's power. Where that answer is an unmeasured mode that beats the measured
 // modes' best at the same budget, the mode gains the relative improvement (1 where nothing
-// measured is feasible) times the width of that power interval in watts. Profiling nothing, it
-// returns the `count` modes with the most gain, most first.
+// measured is feasible) times the width of that power interval in watts. Below the lowest power
+// at which anything is feasible on the means, each optimistic level (AlsOptions::
+// family_optimism_sd) credits its lowest-power feasible configurations likewise, at the chance
+// its bound holds per watt. Profiling nothing, it returns the `count` modes with the most gain,
+// most first.
 class FamilyStage {
  public:
   FamilyStage(std::vector<Problem> family, double max_power_w, std::vector<double> optimism_sd)

@@ -2,15 +2,17 @@
 //
 // A surrogate with uncertainty over the mode grid (per series -- the training workload, every
 // stream at every batch size --, a GP on log time and one on power; see surrogate.hpp), seeded by
-// a space-filling sample, then repeatedly profiling the mode most likely to change the predicted
-// front of (training time, inference time per stream, max power) for some batch combination: the
-// mode whose optimistic estimate (mean - kappa sd, on logarithms) improves the measured front the
-// most by the additive epsilon indicator (its least relative gain over every measured point, in
-// its worst coordinate). The last family_modes of the budget go to the problems the set will
-// answer: the modes the surrogates' means pick as the best answer, over a family of arrival
-// rates, latency budgets and every power budget, that beat the measured modes (AlsOptions). It
-// stops at its budget or when no mode offers at least min_gain even optimistically (the front is
-// stable) and none gains in the family stage.
+// a space-filling sample (and one mode in every core count x CPU clock tercile it left empty),
+// then repeatedly profiling the mode most likely to change the predicted front of (training
+// time, inference time per stream, max power) for some batch combination: the mode whose
+// optimistic estimate (mean - kappa sd, on logarithms) improves the measured front the most by
+// the additive epsilon indicator (its least relative gain over every measured point, in its
+// worst coordinate). The last family_modes of the budget go to the problems the set will answer:
+// the modes the surrogates' means pick as the best answer, over a family of arrival rates,
+// latency budgets and every power budget, that beat the measured modes, and below the power at
+// which anything is feasible on the means, those feasible on optimistic estimates (AlsOptions).
+// It stops at its budget or when no mode offers at least min_gain even optimistically (the front
+// is stable) and none gains in the family stage.
 //
 // What it keeps is the measured set (MeasuredSet): the answer to a problem -- and to any other
 // power budget, latency budget or arrival rate of the same workloads -- is computed from it with
