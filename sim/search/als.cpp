@@ -112,76 +112,69 @@ struct Candidate {
 // to `max_power_w`: sorted by power, the best configuration so far is the answer to every budget
 // up to the next one's power. Where that answer is an unmeasured mode that beats the measured
 // modes' best at the same budget, the mode gains the relative improvement (1 where nothing
-// measured is feasible) times the width of that power interval in watts. Profiling nothing, it
-// returns the `count` modes with the most gain, most first.
+// measured is feasible) times the width of that power interval in watts. Below the lowest power
+// at which anything is feasible on the means, each optimistic level (AlsOptions::
+// family_optimism_sd) credits its lowest-power feasible configurations likewise, at the chance
+// its bound holds per watt. Profiling nothing, it returns the `count` modes with the most gain,
+// most first.
 class FamilyStage {
  public:
-  FamilyStage(std::vector<Problem> family, double max_power_w)
-      : family_(std::move(family)), max_power_w_(max_power_w) {}
+  FamilyStage(std::vector<Problem> family, double max_power_w, std::vector<double> optimism_sd)
+      : family_(std::move(family)),
+        max_power_w_(max_power_w),
+        optimism_sd_(std::move(optimism_sd)) {
+    std::sort(optimism_sd_.begin(), optimism_sd_.end());
+    for (const double k : optimism_sd_) optimism_weight_.push_back(normal_cdf(-k));
+  }
   bool empty() const { return family_.empty(); }
 
   std::vector<std::size_t> picks(const MeasuredSet& set, const SeriesModels& models,
                                  const std::vector<char>& done, std::size_t count) const {
     const std::size_t grid_size = done.size();
-    Figures figures(set.series().size(), std::vector<MeasuredPoint>(grid_size));
-    for (std::size_t s = 0; s < set.series().size(); ++s) {
-      const SeriesModels::Estimate& e = models.at(s);
-      for (std::size_t g = 0; g < grid_size; ++g) {
-        const Eigen::Index gi = static_cast<Eigen::Index>(g);
-        figures[s][g] = {std::exp(e.log_time_mean(gi)), std::max(e.power_mean(gi), 0.1)};
-      }
-      for (std::size_t k = 0; k < set.modes().size(); ++k) {
-        figures[s][set.modes()[k]] = set.value(s, k);
-      }
-    }
     std::vector<char> measured(grid_size, 0);
     for (std::size_t g : set.modes()) measured[g] = 1;
     const bool training = !set.series().empty() && set.series()[0].stream < 0;
+    // Level 0: the surrogates' means; then ever more optimistic estimates (mean - k sd).
+    std::vector<Figures> levels;
+    levels.push_back(figures_at(set, models, grid_size, 0));
+    for (const double k : optimism_sd_) levels.push_back(figures_at(set, models, grid_size, k));
     std::vector<double> gain(grid_size, 0);
     std::vector<Candidate> candidates;
     std::vector<MeasuredPoint> infer;
     std::vector<int> batches;
     for (const Problem& q : family_) {
-      candidates.clear();
-      for (std::size_t m = 0; m < grid_size; ++m) {
-        if (done[m] != 0 && measured[m] == 0) continue;  // tried and unusable
-        std::optional<MeasuredPoint> t;
-        if (training) t = figures[0][m];
-        for (const std::vector<std::size_t>& combo : set.combos()) {
-          infer.clear();
-          batches.clear();
-          for (std::size_t sidx : combo) {
-            infer.push_back(figures[sidx][m]);
-            batches.push_back(set.series()[sidx].batch_size);
+      // Below `floor_w` no less optimistic level has a feasible configuration.
+      double floor_w = max_power_w_;
+      for (std::size_t level = 0; level < levels.size(); ++level) {
+        const Figures& figures = levels[level];
+        candidates.clear();
+        for (std::size_t m = 0; m < grid_size; ++m) {
+          if (done[m] != 0 && measured[m] == 0) continue;  // tried and unusable
+          std::optional<MeasuredPoint> t;
+          if (training) t = figures[0][m];
+          for (const std::vector<std::size_t>& combo : set.combos()) {
+            infer.clear();
+            batches.clear();
+            for (std::size_t sidx : combo) {
+              infer.push_back(figures[sidx][m]);
+              batches.push_back(set.series()[sidx].batch_size);
+            }
+            const SteadyState st = steady_state_of(q, t, infer, batches);
+            if (!st.stable || !st.latency_met) continue;
+            candidates.push_back(
+                {st.power_w(q.power_kind), objective_value(q, st), m, measured[m] != 0});
           }
-          const SteadyState st = steady_state_of(q, t, infer, batches);
-          if (!st.stable || !st.latency_met) continue;
-          candidates.push_back(
-              {st.power_w(q.power_kind), objective_value(q, st), m, measured[m] != 0});
         }
-      }
-      std::stable_sort(
-          candidates.begin(), candidates.end(),
-          [](const Candidate& a, const Candidate& b) { return a.power_w < b.power_w; });
-      const Candidate* best = nullptr;
-      std::optional<double> best_measured;
-      double from_w = 0;
-      auto credit = [&](double to_w) {
-        const double width = std::min(to_w, max_power_w_) - std::min(from_w, max_power_w_);
-        if (best == nullptr || best->measured || width <= 0) return;
-        if (!best_measured) {
-          gain[best->mode] += width;
-        } else if (best->value > *best_measured) {
-          gain[best->mode] += width * (best->value - *best_measured) / best->value;
+        std::stable_sort(
+            candidates.begin(), candidates.end(),
+            [](const Candidate& a, const Candidate& b) { return a.power_w < b.power_w; });
+        if (level == 0) {
+          credit_means(candidates, gain);
+        } else {
+          credit_optimistic(candidates, floor_w, optimism_weight_[level - 1], gain);
         }
-      };
-      for (const Candidate& c : candidates) {
-        credit(c.power_w);
-        from_w = std::max(from_w, c.power_w);
-        if (best == nullptr || c.value > best->value) best = &c;
-        if (c.measured && (!best_measured || c.value > *best_measured)) best_measured = c.value;
+        if (!candidates.empty()) floor_w = std::min(floor_w, candidates.front().power_w);
       }
-      credit(max_power_w_);
     }
     std::vector<std::size_t> order;
     for (std::size_t g = 0; g < grid_size; ++g) {
@@ -194,8 +187,70 @@ class FamilyStage {
   }
 
  private:
+  // Per series, per grid mode: the measured value where measured, else the surrogates' estimate
+  // optimistic for feasibility by k sd (k = 0: the means): every power and inference time at
+  // mean - k sd, the training time at mean + k sd (fewer minibatches per window: a lower
+  // time-weighted power; a max-of-phases power does not depend on it).
+  static Figures figures_at(const MeasuredSet& set, const SeriesModels& models,
+                            std::size_t grid_size, double k) {
+    Figures figures(set.series().size(), std::vector<MeasuredPoint>(grid_size));
+    for (std::size_t s = 0; s < set.series().size(); ++s) {
+      const SeriesModels::Estimate& e = models.at(s);
+      const double k_time = set.series()[s].stream < 0 ? -k : k;
+      for (std::size_t g = 0; g < grid_size; ++g) {
+        const Eigen::Index gi = static_cast<Eigen::Index>(g);
+        figures[s][g] = {std::exp(e.log_time_mean(gi) - k_time * e.log_time_sd(gi)),
+                         std::max(e.power_mean(gi) - k * e.power_sd(gi), 0.1)};
+      }
+      for (std::size_t m = 0; m < set.modes().size(); ++m) {
+        figures[s][set.modes()[m]] = set.value(s, m);
+      }
+    }
+    return figures;
+  }
+
+  // The means' answer over every power budget (candidates sorted by power): where it is an
+  // unmeasured mode that beats the measured modes' best, the relative improvement (1 where
+  // nothing measured is feasible) times the width of the power interval.
+  void credit_means(const std::vector<Candidate>& candidates, std::vector<double>& gain) const {
+    const Candidate* best = nullptr;
+    std::optional<double> best_measured;
+    double from_w = 0;
+    auto credit = [&](double to_w) {
+      const double width = std::min(to_w, max_power_w_) - std::min(from_w, max_power_w_);
+      if (best == nullptr || best->measured || width <= 0) return;
+      if (!best_measured) {
+        gain[best->mode] += width;
+      } else if (best->value > *best_measured) {
+        gain[best->mode] += width * (best->value - *best_measured) / best->value;
+      }
+    };
+    for (const Candidate& c : candidates) {
+      credit(c.power_w);
+      from_w = std::max(from_w, c.power_w);
+      if (best == nullptr || c.value > best->value) best = &c;
+      if (c.measured && (!best_measured || c.value > *best_measured)) best_measured = c.value;
+    }
+    credit(max_power_w_);
+  }
+
+  // An optimistic level's answer over the power budgets below `floor_w`, where no less
+  // optimistic level (nor anything measured) is feasible: the lowest-power configuration so far
+  // gains `weight` per watt up to the next one's power or the floor.
+  static void credit_optimistic(const std::vector<Candidate>& candidates, double floor_w,
+                                double weight, std::vector<double>& gain) {
+    for (std::size_t i = 0; i < candidates.size() && candidates[i].power_w < floor_w; ++i) {
+      const double to_w =
+          i + 1 < candidates.size() ? std::min(candidates[i + 1].power_w, floor_w) : floor_w;
+      if (!candidates[i].measured)
+        gain[candidates[i].mode] += weight * (to_w - candidates[i].power_w);
+    }
+  }
+
   std::vector<Problem> family_;
   double max_power_w_;
+  std::vector<double> optimism_sd_;      // the optimistic levels, least optimistic first
+  std::vector<double> optimism_weight_;  // per level: the chance a mean - k sd bound is met
 };
 
 }  // namespace
@@ -230,6 +285,45 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
     set.measure(profiler, grid, i);
     tried.push_back(i);
   }
+  // 1b. Coverage: every (core count, CPU clock tercile) cell of the grid that the seed left
+  // empty gets its mode farthest from those chosen.
+  if (options_.cover_cores_cpu) {
+    const Eigen::MatrixXd& f = models.features().all();
+    const std::size_t n_cpu = grid.cpu_khz().size();
+    auto cell = [&](std::size_t g) {
+      const models::PowerMode m = grid.at(g);
+      const std::size_t cores = static_cast<std::size_t>(
+          std::find(grid.cores().begin(), grid.cores().end(), m.cores) - grid.cores().begin());
+      const std::size_t cpu = static_cast<std::size_t>(
+          std::find(grid.cpu_khz().begin(), grid.cpu_khz().end(), m.cpu_khz) -
+          grid.cpu_khz().begin());
+      return cores * 3 + cpu * 3 / std::max<std::size_t>(n_cpu, 1);
+    };
+    std::vector<char> covered(grid.cores().size() * 3, 0);
+    for (std::size_t i : tried) covered[cell(i)] = 1;
+    for (std::size_t c = 0; c < covered.size(); ++c) {
+      if (covered[c] != 0 || !budget.allows(set.modes().size())) continue;
+      std::size_t pick = grid.size();
+      double pick_d = -1;
+      for (std::size_t g = 0; g < grid.size(); ++g) {
+        if (cell(g) != c) continue;
+        double d = std::numeric_limits<double>::infinity();
+        for (std::size_t i : tried) {
+          d = std::min(d,
+                       (f.row(static_cast<Eigen::Index>(g)) - f.row(static_cast<Eigen::Index>(i)))
+                           .squaredNorm());
+        }
+        if (d > pick_d) {
+          pick = g;
+          pick_d = d;
+        }
+      }
+      if (pick == grid.size()) continue;
+      set.measure(profiler, grid, pick);
+      tried.push_back(pick);
+      covered[c] = 1;
+    }
+  }
   std::vector<char> done(grid.size(), 0);
   for (std::size_t i : tried) done[i] = 1;
   stop_reason_ = "budget";
@@ -237,7 +331,7 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   const std::vector<View> views = views_of(set);
   const FamilyStage family(
       options_.family_modes > 0 ? family_of(problem, options_) : std::vector<Problem>{},
-      options_.family_max_power_w);
+      options_.family_max_power_w, options_.family_optimism_sd);
   std::size_t family_from =
       budget.modes() -
       std::min(budget.modes(), static_cast<std::size_t>(std::max(options_.family_modes, 0)));

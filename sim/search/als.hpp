@@ -2,15 +2,17 @@
 //
 // A surrogate with uncertainty over the mode grid (per series -- the training workload, every
 // stream at every batch size --, a GP on log time and one on power; see surrogate.hpp), seeded by
-// a space-filling sample, then repeatedly profiling the mode most likely to change the predicted
-// front of (training time, inference time per stream, max power) for some batch combination: the
-// mode whose optimistic estimate (mean - kappa sd, on logarithms) improves the measured front the
-// most by the additive epsilon indicator (its least relative gain over every measured point, in
-// its worst coordinate). The last family_modes of the budget go to the problems the set will
-// answer: the modes the surrogates' means pick as the best answer, over a family of arrival
-// rates, latency budgets and every power budget, that beat the measured modes (AlsOptions). It
-// stops at its budget or when no mode offers at least min_gain even optimistically (the front is
-// stable) and none gains in the family stage.
+// a space-filling sample (and one mode in every core count x CPU clock tercile it left empty),
+// then repeatedly profiling the mode most likely to change the predicted front of (training
+// time, inference time per stream, max power) for some batch combination: the mode whose
+// optimistic estimate (mean - kappa sd, on logarithms) improves the measured front the most by
+// the additive epsilon indicator (its least relative gain over every measured point, in its
+// worst coordinate). The last family_modes of the budget go to the problems the set will answer:
+// the modes the surrogates' means pick as the best answer, over a family of arrival rates,
+// latency budgets and every power budget, that beat the measured modes, and below the power at
+// which anything is feasible on the means, those feasible on optimistic estimates (AlsOptions).
+// It stops at its budget or when no mode offers at least min_gain even optimistically (the front
+// is stable) and none gains in the family stage.
 //
 // What it keeps is the measured set (MeasuredSet): the answer to a problem -- and to any other
 // power budget, latency budget or arrival rate of the same workloads -- is computed from it with
@@ -53,6 +55,14 @@ struct AlsOptions {
                                             90, 100, 110, 120, 135, 150};
   std::vector<double> family_latency_s = {0.4, 0.5, 0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5};
   double family_max_power_w = 60;
+  // Power budgets where neither a measured configuration nor the means' best is feasible:
+  // configurations feasible on the estimates optimistic by k sd (each k here, least first; see
+  // docs/SEARCH.md, "als", step 5) gain, per watt, the chance such a bound holds
+  // (normal_cdf(-k)). Empty: the means only.
+  std::vector<double> family_optimism_sd = {0.5};
+  // After the space-filling seed, one mode in every (core count, CPU clock tercile) cell of the
+  // grid that the seed left empty (the seed's maximin favours the corners).
+  bool cover_cores_cpu = true;
 };
 
 class Als : public Strategy {
