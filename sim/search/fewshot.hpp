@@ -58,6 +58,10 @@ struct FewShotOptions {
   // Once a mode is measured, the next mode is the best-scoring one at a core count not measured
   // yet, while there is one (and, with nothing feasible measured, its score reaches pf_stop).
   bool spread_cores = true;
+  // When nothing measured meets the budgets and the estimates see no mode that likely does
+  // (after the fastest mode), modes left are spent with the sd of every mode widened by this
+  // share of the measured residuals' spread from the prior at its core count (0: stop there).
+  double core_spread_sd = 1.0;
   FewShotPrior prior = FewShotPrior::cross_mode;
   std::string calibration = {};  // the file for FewShotPrior::cross_mode_file
   std::string label = "fewshot";
