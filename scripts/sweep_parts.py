@@ -10,6 +10,7 @@ The figures are computed as `fulcrum sweep` computes its summary (p5: the value 
 floor(0.05 (n - 1)) of the sorted ratios; modes over every configuration).
 
   scripts/sweep_parts.py --strategy fewshot out/a.csv out/b.csv
+  scripts/sweep_parts.py --workloads lstm/resnet50+yolov8n shard-16.csv
 """
 import argparse
 import csv
@@ -62,6 +63,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("csv", nargs="+")
     ap.add_argument("--strategy", default="fewshot")
+    ap.add_argument("--workloads", action="append", default=[],
+                    help="only rows of this workload set as the CSV writes it "
+                         "(e.g. lstm/resnet50+yolov8n); repeatable")
     ap.add_argument("--sweeps-dir", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "scenarios", "sweeps"))
     args = ap.parse_args()
@@ -76,6 +80,8 @@ def main():
             s = sweep_settings(m.group(1), args.sweeps_dir)
             for row in csv.DictReader(f):
                 if row["strategy"] != args.strategy:
+                    continue
+                if args.workloads and row["workloads"] not in args.workloads:
                     continue
                 streams = row["workloads"].split("/", 1)[-1].count("+") + 1
                 arrivals = "dynamic" if ">" in row["arrival_per_s"] else "fixed"
