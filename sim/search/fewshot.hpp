@@ -4,7 +4,9 @@
 // the budgets, the mode most likely to), then constrained improvement (the probability of
 // feasibility times the optimistic gain over the best measured feasible configuration); it stops
 // when no mode can gain more than `min_gain` of the best, or at its budget; its first modes go
-// to distinct core counts (`spread_cores`). The answer is the best measured feasible
+// to distinct core counts (`spread_cores`). Before giving up with nothing feasible measured it
+// scores again with estimates widened where the measurements at a core count depart from the
+// prior unevenly (`core_spread_sd`). The answer is the best measured feasible
 // configuration (never a prediction).
 //
 // Within one run of the strategy object, modes measured for an earlier problem of the same
