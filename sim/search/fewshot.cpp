@@ -94,6 +94,48 @@ class PriorCache {
   std::map<std::string, std::shared_ptr<const GridPrior>> predictions_;
 };
 
+// Where the measurements at a core count depart from the prior unevenly, the prior's error at
+// that count's other modes is as uncertain: for every series and core count with measured modes,
+// the root mean square of the measured residuals from the prior (log time, power), less their
+// mean over every measured mode of the series (which the fitted power law absorbs), times
+// `share`, is added in quadrature to the sd of every mode at that core count.
+void widen_by_core_spread(const MeasuredSet& set,
+                          const std::vector<std::shared_ptr<const GridPrior>>& priors,
+                          const models::ModeSpace& grid, double share,
+                          std::vector<SeriesModels::Estimate>& est) {
+  const std::size_t n = set.modes().size();
+  if (n < 2) return;
+  for (std::size_t s = 0; s < est.size(); ++s) {
+    std::vector<double> rt(n), rp(n);
+    double mt = 0, mp = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const Eigen::Index g = static_cast<Eigen::Index>(set.modes()[k]);
+      rt[k] = std::log(set.value(s, k).time_ms) - priors[s]->log_time(g);
+      rp[k] = set.value(s, k).power_w - priors[s]->power(g);
+      mt += rt[k] / static_cast<double>(n);
+      mp += rp[k] / static_cast<double>(n);
+    }
+    std::map<int, std::tuple<double, double, int>> by_cores;  // sum sq time, sum sq power, count
+    for (std::size_t k = 0; k < n; ++k) {
+      auto& [st, sp, c] = by_cores[set.mode_values()[k].cores];
+      st += (rt[k] - mt) * (rt[k] - mt);
+      sp += (rp[k] - mp) * (rp[k] - mp);
+      ++c;
+    }
+    SeriesModels::Estimate& e = est[s];
+    for (std::size_t g = 0; g < grid.size(); ++g) {
+      const auto it = by_cores.find(grid.at(g).cores);
+      if (it == by_cores.end()) continue;
+      const auto& [st, sp, c] = it->second;
+      const double wt = share * share * st / c;
+      const double wp = share * share * sp / c;
+      const Eigen::Index gi = static_cast<Eigen::Index>(g);
+      e.log_time_sd(gi) = std::sqrt(e.log_time_sd(gi) * e.log_time_sd(gi) + wt);
+      e.power_sd(gi) = std::sqrt(e.power_sd(gi) * e.power_sd(gi) + wp);
+    }
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const GridPrior> cross_mode_grid_prior(const std::string& file,
@@ -184,6 +226,7 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
     }
   }
   std::string note = "budget reached";
+  bool rescue = false;  // the estimates widened by the core-count spread (below)
   for (int round = 0; budget.allows(profiler.modes().size()); ++round) {
     if (!set.modes().empty()) {
       models.fit(set, round % 4 == 0);
@@ -197,6 +240,7 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
         est[s].log_time_sd = (est[s].log_time_sd.array().square() + extra_t * extra_t).sqrt();
         est[s].power_sd = (est[s].power_sd.array().square() + extra_p * extra_p).sqrt();
       }
+      if (rescue) widen_by_core_spread(set, priors, grid, options_.core_spread_sd, est);
     } else if (have_prior) {
       // Nothing measured yet: the prior with its own uncertainty.
       for (std::size_t s = 0; s < n_series; ++s) {
@@ -323,6 +367,14 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
       // rate is often met alone (the estimates' uncertainty is widest at the corners).
       pick = grid.size() - 1;
     } else if (pick == grid.size() || (!best.found && pick_score < options_.pf_stop)) {
+      if (!best.found && !rescue && have_prior && options_.core_spread_sd > 0 &&
+          set.modes().size() >= 2) {
+        // Nothing feasible measured, none likely by the estimates, the fastest mode measured,
+        // modes left: score again with the sd widened where the measurements at a core count
+        // depart from the prior unevenly (widen_by_core_spread).
+        rescue = true;
+        continue;
+      }
       note = best.found ? "no unprofiled mode can beat the best measured one"
                         : "no unprofiled mode is feasible even optimistically";
       break;

@@ -4,7 +4,9 @@
 // the budgets, the mode most likely to), then constrained improvement (the probability of
 // feasibility times the optimistic gain over the best measured feasible configuration); it stops
 // when no mode can gain more than `min_gain` of the best, or at its budget; its first modes go
-// to distinct core counts (`spread_cores`). The answer is the best measured feasible
+// to distinct core counts (`spread_cores`). Before giving up with nothing feasible measured it
+// scores again with estimates widened where the measurements at a core count depart from the
+// prior unevenly (`core_spread_sd`). The answer is the best measured feasible
 // configuration (never a prediction).
 //
 // Within one run of the strategy object, modes measured for an earlier problem of the same
@@ -58,6 +60,10 @@ struct FewShotOptions {
   // Once a mode is measured, the next mode is the best-scoring one at a core count not measured
   // yet, while there is one (and, with nothing feasible measured, its score reaches pf_stop).
   bool spread_cores = true;
+  // When nothing measured meets the budgets and the estimates see no mode that likely does
+  // (after the fastest mode), modes left are spent with the sd of every mode widened by this
+  // share of the measured residuals' spread from the prior at its core count (0: stop there).
+  double core_spread_sd = 1.0;
   FewShotPrior prior = FewShotPrior::cross_mode;
   std::string calibration = {};  // the file for FewShotPrior::cross_mode_file
   std::string label = "fewshot";
