@@ -288,7 +288,6 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   // 1b. Coverage: every (core count, CPU clock tercile) cell of the grid that the seed left
   // empty gets its mode farthest from those chosen.
   if (options_.cover_cores_cpu) {
-    const Eigen::MatrixXd& f = models.features().all();
     const std::size_t n_cpu = grid.cpu_khz().size();
     auto cell = [&](std::size_t g) {
       const models::PowerMode m = grid.at(g);
@@ -303,24 +302,11 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
     for (std::size_t i : tried) covered[cell(i)] = 1;
     for (std::size_t c = 0; c < covered.size(); ++c) {
       if (covered[c] != 0 || !budget.allows(set.modes().size())) continue;
-      std::size_t pick = grid.size();
-      double pick_d = -1;
-      for (std::size_t g = 0; g < grid.size(); ++g) {
-        if (cell(g) != c) continue;
-        double d = std::numeric_limits<double>::infinity();
-        for (std::size_t i : tried) {
-          d = std::min(d,
-                       (f.row(static_cast<Eigen::Index>(g)) - f.row(static_cast<Eigen::Index>(i)))
-                           .squaredNorm());
-        }
-        if (d > pick_d) {
-          pick = g;
-          pick_d = d;
-        }
-      }
-      if (pick == grid.size()) continue;
-      set.measure(profiler, grid, pick);
-      tried.push_back(pick);
+      const std::vector<std::size_t> pick =
+          space_filling(models.features(), 1, tried, [&](std::size_t g) { return cell(g) == c; });
+      if (pick.empty()) continue;
+      set.measure(profiler, grid, pick[0]);
+      tried.push_back(pick[0]);
       covered[c] = 1;
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <utility>
 
@@ -235,7 +236,8 @@ void SeriesModels::fit(const MeasuredSet& set, bool reselect) {
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 std::vector<std::size_t> space_filling(const ModeFeatures& features, std::size_t count,
-                                       const std::vector<std::size_t>& exclude) {
+                                       const std::vector<std::size_t>& exclude,
+                                       const std::function<bool(std::size_t)>& eligible) {
   const Eigen::MatrixXd& f = features.all();
   const std::size_t n = static_cast<std::size_t>(f.rows());
   std::vector<double> nearest(n, std::numeric_limits<double>::infinity());
@@ -251,7 +253,7 @@ std::vector<std::size_t> space_filling(const ModeFeatures& features, std::size_t
   for (std::size_t e : exclude) take(e);
   std::vector<std::size_t> out;
   // The middle mode: the one closest to the centre of the standardised features.
-  if (exclude.empty() && count > 0 && n > 0) {
+  if (exclude.empty() && !eligible && count > 0 && n > 0) {
     std::size_t mid = 0;
     double best = std::numeric_limits<double>::infinity();
     for (std::size_t j = 0; j < n; ++j) {
@@ -268,7 +270,7 @@ std::vector<std::size_t> space_filling(const ModeFeatures& features, std::size_t
     std::size_t pick = n;
     double far = -1;
     for (std::size_t j = 0; j < n; ++j) {
-      if (taken[j] == 0 && nearest[j] > far) {
+      if (taken[j] == 0 && nearest[j] > far && (!eligible || eligible(j))) {
         far = nearest[j];
         pick = j;
       }

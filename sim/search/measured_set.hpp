@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,10 +109,13 @@ class SeriesModels {
   std::vector<Estimate> estimates_;
 };
 
-// Grid indices chosen to fill the feature space: the grid's middle mode first, then repeatedly
-// the mode farthest from those chosen (maximin), skipping `exclude`; ties go to the lower index.
+// Grid indices chosen to fill the feature space: the grid's middle mode first (where nothing is
+// excluded and every mode eligible), then repeatedly the mode farthest from those chosen and from
+// `exclude` (maximin), among the modes `eligible` accepts (every mode where it is empty); ties go
+// to the lower index.
 std::vector<std::size_t> space_filling(const ModeFeatures& features, std::size_t count,
-                                       const std::vector<std::size_t>& exclude = {});
+                                       const std::vector<std::size_t>& exclude = {},
+                                       const std::function<bool(std::size_t)>& eligible = {});
 
 // The standard normal CDF: the probability that a GP estimate (mean, sd) falls below a bound
 // (x = (bound - mean) / sd), as the guided strategies weigh feasibility.
