@@ -6,19 +6,20 @@ configurations with a feasible optimum where both budgets were met, the mean and
 oracle and the modes per configuration, per part: inference streams (1 or 2), objective, power
 constraint, and fixed or dynamic arrivals. The objective and power constraint are those of the
 sweep file named in each CSV's first line (scenarios/sweeps/NAME.yaml, or --sweeps-dir).
-The figures are computed as `fulcrum sweep` computes its summary (p5: the value at rank
-floor(0.05 (n - 1)) of the sorted ratios; modes over every configuration).
+The figures are `scripts/sweep_plots.py`'s summary, as `fulcrum sweep` computes its own (p5: the
+value at rank floor(0.05 (n - 1)) of the sorted ratios; modes over every configuration).
 
   scripts/sweep_parts.py --strategy fewshot out/a.csv out/b.csv
   scripts/sweep_parts.py --workloads lstm/resnet50+yolov8n shard-16.csv
 """
 import argparse
 import csv
-import math
 import os
 import re
 import sys
 from collections import defaultdict
+
+from sweep_plots import summarise
 
 
 def sweep_settings(name, sweeps_dir):
@@ -35,28 +36,19 @@ def sweep_settings(name, sweeps_dir):
     return settings
 
 
-class Acc:
-    def __init__(self):
-        self.configurations = 0
-        self.modes = 0.0
-        self.met = 0
-        self.ratios = []
+def slim(row):
+    """The fields `summarise` reads: a part keeps one small dict per configuration."""
+    return {k: row[k] for k in ("strategy", "modes_profiled", "feasible_optimum", "budgets_met",
+                                "ratio")}
 
-    def add(self, row):
-        self.configurations += 1
-        self.modes += float(row["modes_profiled"])
-        if row["feasible_optimum"] == "1":
-            self.met += row["budgets_met"] == "1"
-            self.ratios.append(float(row["ratio"]))
 
-    def line(self, label):
-        n = len(self.ratios)
-        if n == 0:
-            return f"| {label} | 0 | - | - | - | {self.modes / max(self.configurations, 1):.1f} |"
-        r = sorted(self.ratios)
-        p5 = r[int(math.floor(0.05 * (n - 1)))]
-        return (f"| {label} | {n:,} | {100.0 * self.met / n:.1f}% | {sum(r) / n:.3f} | {p5:.2f} | "
-                f"{self.modes / self.configurations:.1f} |")
+def line(label, rows, strategy):
+    s = summarise(rows).get(strategy)
+    if s is None or s["feasible"] == 0:
+        modes = s["mean_modes"] if s else 0.0
+        return f"| {label} | 0 | - | - | - | {modes:.1f} |"
+    return (f"| {label} | {s['feasible']:,} | {s['met_pct']:.1f}% | {s['mean']:.3f} | "
+            f"{s['p5']:.2f} | {s['mean_modes']:.1f} |")
 
 
 def main():
@@ -69,8 +61,8 @@ def main():
     ap.add_argument("--sweeps-dir", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "scenarios", "sweeps"))
     args = ap.parse_args()
-    parts = defaultdict(Acc)
-    total = Acc()
+    parts = defaultdict(list)
+    total = []
     for path in args.csv:
         with open(path) as f:
             first = f.readline()
@@ -85,18 +77,19 @@ def main():
                     continue
                 streams = row["workloads"].split("/", 1)[-1].count("+") + 1
                 arrivals = "dynamic" if ">" in row["arrival_per_s"] else "fixed"
+                r = slim(row)
                 for key in (("streams", f"{streams}"), ("objective", s["objective"]),
                             ("power constraint", s["power_constraint"]),
-                            ("arrivals", arrivals)):
-                    parts[key].add(row)
-                parts[("streams x arrivals", f"{streams} / {arrivals}")].add(row)
-                total.add(row)
+                            ("arrivals", arrivals),
+                            ("streams x arrivals", f"{streams} / {arrivals}")):
+                    parts[key].append(r)
+                total.append(r)
     print(f"{args.strategy}: per part (configurations with a feasible optimum)")
     print("| part | feasible | met | mean ratio | p5 ratio | modes / configuration |")
     print("|---|---|---|---|---|---|")
     for key in sorted(parts):
-        print(parts[key].line(f"{key[0]}: {key[1]}"))
-    print(total.line("all"))
+        print(line(f"{key[0]}: {key[1]}", parts[key], args.strategy))
+    print(line("all", total, args.strategy))
 
 
 if __name__ == "__main__":
