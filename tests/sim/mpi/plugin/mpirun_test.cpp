@@ -20,14 +20,16 @@ namespace {
 using fulcrum::testing::shell_quote;
 using Outcome = fulcrum::testing::ShellOutcome;
 
+// The start of a command line that runs what follows as `ranks` ranks of mpirun.
+std::string mpirun(int ranks) {
+  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+         shell_quote(FULCRUM_MPIRUN) + " --allow-run-as-root --oversubscribe -q -n " +
+         std::to_string(ranks) + " ";
+}
+
 // `fulcrum ARGS`, alone or as `ranks` ranks of mpirun (0: a plain process).
 Outcome run_fulcrum(const TempDir& dir, int ranks, const std::string& args) {
-  std::string cmd;
-  if (ranks > 0) {
-    cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
-          shell_quote(FULCRUM_MPIRUN) + " --allow-run-as-root --oversubscribe -q -n " +
-          std::to_string(ranks) + " ";
-  }
+  const std::string cmd = ranks > 0 ? mpirun(ranks) : "";
   return fulcrum::testing::run_shell(cmd + shell_quote(FULCRUM_BINARY) + " " + args, dir.path());
 }
 
@@ -126,10 +128,7 @@ TEST_CASE("a bad option on one rank alone is said by that rank, and the job ends
       shell_quote(std::filesystem::absolute("scenarios/sweeps/small.yaml").string()) +
       " -q --out " + shell_quote((dir.path() / "o.csv").string());
   const Outcome two = fulcrum::testing::run_shell(
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 " +
-          shell_quote(FULCRUM_MPIRUN) + " --allow-run-as-root --oversubscribe -q -n 2 sh -c " +
-          shell_quote(per_rank),
-      dir.path());
+      "timeout 120 env " + mpirun(2) + "sh -c " + shell_quote(per_rank), dir.path());
   CHECK(two.status == 2);
   CHECK(two.out.empty());
   CHECK(two.err ==
