@@ -1,5 +1,6 @@
 #include "sim/app/calibrate.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -217,6 +218,24 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
                              "), got " + std::to_string(k));
       }
     }
+    // Each phase the profile holds is its own workload-phase: its rows fit its parameters (a
+    // profile from `fulcrum profile` has both phases unless --phases chose one); --fit-sample
+    // draws rows of --phase.
+    std::vector<models::Phase> phases;
+    for (const models::Phase p : {models::Phase::training, models::Phase::inference}) {
+      bool profiled = !fit_table && p == ph;
+      for (const auto& r : profile) profiled = profiled || r.phase == p;
+      if (profiled) phases.push_back(p);
+    }
+    const auto fitted_phase = [&](models::Phase p) {
+      return std::find(phases.begin(), phases.end(), p) != phases.end();
+    };
+    if (at_table && std::none_of(at_rows.begin(), at_rows.end(),
+                                 [&](const models::ModeRow& r) { return fitted_phase(r.phase); })) {
+      throw InputError(
+          std::nullopt, "--at",
+          "no rows of workload " + w + " in a phase that --fit fits, in " + at_table->source);
+    }
     // The device's coefficients from every reference row of other workloads: W is new to it.
     std::vector<models::ModeRow> device_rows;
     for (const auto& r : all) {
@@ -232,16 +251,24 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     if (profile.empty()) {
       throw InputError(std::nullopt, "fulcrum calibrate", "no profiled rows of workload " + w);
     }
-    const models::WorkloadKey key{w, profile.front().phase};
     models::CrossModeCalibration cal = device_fit.calibration;
-    cal.workloads.erase(key);
-    cal.workloads[key] = models::fit_workload(device, cal.device, key, profile, catalog);
+    for (const models::Phase p : phases) {
+      const models::WorkloadKey key{w, p};
+      std::vector<models::ModeRow> rows;
+      for (const auto& r : profile) {
+        if (r.phase == p) rows.push_back(r);
+      }
+      cal.workloads.erase(key);
+      cal.workloads[key] = models::fit_workload(device, cal.device, key, rows, catalog);
+    }
     std::vector<models::ModeRow> rest;
     if (at_table) {
-      rest = at_rows;
+      for (const auto& r : at_rows) {
+        if (fitted_phase(r.phase)) rest.push_back(r);
+      }
     } else {
       for (const auto& r : all) {
-        if (r.workload != w || r.phase != key.second) continue;
+        if (r.workload != w || !fitted_phase(r.phase)) continue;
         bool profiled = false;
         for (const auto& p : profile) profiled = profiled || same_point(p, r);
         if (!profiled) rest.push_back(r);
@@ -249,12 +276,16 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     }
     if (rest.empty()) {
       throw InputError(std::nullopt, "--fit",
-                       "no reference rows of " + w + " are left to report on");
+                       "no reference rows of " + w +
+                           " are left to report on (pass --at CSV with rows to report on)");
     }
     const models::ModeErrors errors = models::evaluate_cross_mode(device, cal, rest, catalog);
-    out << "new workload " << w << " " << models::to_string(key.second) << ": device fitted on "
-        << device_rows.size() << " rows of other workloads, workload fitted on " << profile.size()
-        << " profiled rows\n";
+    std::string phase_names;
+    for (const models::Phase p : phases) {
+      phase_names += std::string(phase_names.empty() ? "" : " and ") + models::to_string(p);
+    }
+    out << "new workload " << w << " " << phase_names << ": device fitted on " << device_rows.size()
+        << " rows of other workloads, workload fitted on " << profile.size() << " profiled rows\n";
     out << models::to_table(errors, "MAPE on " + std::to_string(rest.size()) + " other rows:");
     report.kind = "new-workload";
     report.fitted_rows = profile.size();

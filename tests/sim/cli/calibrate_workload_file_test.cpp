@@ -73,10 +73,10 @@ TEST_CASE(
   std::filesystem::remove_all(data / "workloads");
   const std::string calibration = (data / "calibration/orin-agx-64gb-modes.yaml").string();
 
-  // 1. Profile the file on the simulated backend at ten modes, MAXN first.
+  // 1. Profile the file on the simulated backend at ten modes, MAXN first, both phases (as
+  //    `fulcrum profile` does by default).
   const std::string profile = (dir.path() / "profile.csv").string();
-  stdout_of({"profile", "--workloads", workload, "--phases", "training", "--batch-sizes", "64",
-             "--modes",
+  stdout_of({"profile", "--workloads", workload, "--batch-sizes", "64", "--modes",
              "12/2201.6/1300.5/3199,8/1497.6/1300.5/3199,4/1113.6/828.75/3199,"
              "12/1497.6/612/2133,2/729.6/1300.5/3199,8/422.4/930.75/665.6,"
              "12/2201.6/408/3199,4/2201.6/1300.5/2133,8/1113.6/612/665.6,2/2201.6/828.75/3199",
@@ -85,7 +85,9 @@ TEST_CASE(
   std::istringstream rows(slurp(profile));
   std::optional<double> maxn_ms;
   for (std::string line; std::getline(rows, line);) {
-    if (line.rfind("calibrated-convnet,", 0) != 0) continue;
+    if (line.rfind("calibrated-convnet,", 0) != 0 || line.find(",train,") == std::string::npos) {
+      continue;
+    }
     std::vector<std::string> cells;
     std::stringstream row(line);
     for (std::string c; std::getline(row, c, ',');) cells.push_back(c);
@@ -96,12 +98,31 @@ TEST_CASE(
   }
   REQUIRE(maxn_ms);
 
-  // 2. Calibrate the file's workload from that profile (by its path, as profile took it).
+  // An --at file without a row in a phase the profile holds is refused before the fit.
+  const std::string inference_only =
+      dir.write("at.csv",
+                "model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,"
+                "minibatch_time_ms,power_w\n"
+                "calibrated-convnet,random,infer,64,12,2201600,1300500000,3199000000,5.0,20.0\n");
+  const std::string training_profile =
+      dir.write("train.csv",
+                "model,dataset,phase,minibatch_size,cores,cpu_freq_khz,gpu_freq_hz,mem_freq_hz,"
+                "minibatch_time_ms,power_w\n"
+                "calibrated-convnet,random,train,64,12,2201600,1300500000,3199000000,9.0,25.0\n");
+  CHECK(refusal({"calibrate", "--modes", "--reference", reference, "--fit", training_profile,
+                 "--workload", workload, "--at", inference_only})
+            .rfind("--at: no rows of workload calibrated-convnet in a phase that --fit fits", 0) ==
+        0);
+
+  // 2. Calibrate the file's workload from that profile (by its path, as profile took it): each
+  //    phase the profile holds gets its own parameters.
   const auto report = parse_json(
       stdout_of({"calibrate", "--modes", "--reference", reference, "--fit", profile, "--workload",
                  workload, "--at", profile, "--out", calibration, "--json"}));
-  CHECK(report.at("fitted_rows").number == 10);
+  CHECK(report.at("fitted_rows").number == 20);
   CHECK(slurp(calibration).find("{workload: calibrated-convnet, phase: training,") !=
+        std::string::npos);
+  CHECK(slurp(calibration).find("{workload: calibrated-convnet, phase: inference,") !=
         std::string::npos);
 
   // 3. A scenario naming the file runs with the calibration written.
