@@ -209,29 +209,38 @@ void DataloaderPipeline::batch_done(int w, std::uint64_t minibatch) {
   run_worker(w);
 }
 
-// ---- processor sharing of the online cores ----
+// ---- sharing of the online cores, host threads first ----
 
-std::size_t DataloaderPipeline::runnable() const {
-  return jobs_.size() + (launch_active_ || intake_active_ ? 1 : 0) +
-         static_cast<std::size_t>(inference_threads_);
+std::size_t DataloaderPipeline::host_threads() const {
+  // With workers = 0 the training process's own thread pre-processes: a host thread too.
+  return (launch_active_ || intake_active_ ? 1 : 0) + static_cast<std::size_t>(inference_threads_) +
+         (workers_ == 0 ? jobs_.size() : 0);
 }
 
-double DataloaderPipeline::cpu_rate_with(std::size_t extra) const {
-  const std::size_t n = runnable() + extra;
+// Host threads first: they share the cores equally among themselves (at most one each); the
+// workers share what they leave (at most one each, never 0: kWorkerFloor).
+double DataloaderPipeline::host_rate_with(std::size_t extra) const {
+  const std::size_t n = host_threads() + extra;
   if (n == 0) return 1.0;
   return std::min(1.0, capacity_ / static_cast<double>(n));
 }
 
-double DataloaderPipeline::cpu_rate() const { return cpu_rate_with(0); }
+double DataloaderPipeline::host_rate() const { return host_rate_with(0); }
+
+double DataloaderPipeline::worker_rate() const {
+  if (jobs_.empty()) return 1.0;
+  if (workers_ == 0) return host_rate();  // the training process pre-processes itself
+  const double left = capacity_ - static_cast<double>(host_threads()) * host_rate();
+  return std::clamp(left / static_cast<double>(jobs_.size()), kWorkerFloor, 1.0);
+}
 
 void DataloaderPipeline::cpu_advance() {
   const Time now = sim_->now();
-  const double rate = cpu_rate();
-  const double done = static_cast<double>(now - cpu_last_) * rate;
+  const double done = static_cast<double>(now - cpu_last_) * worker_rate();
   if (done > 0) {
     for (CpuJob& j : jobs_) j.remaining_ns -= done;
   }
-  if (launch_active_) launch_rate_ns_ += static_cast<double>(now - cpu_last_) * rate;
+  if (launch_active_) launch_rate_ns_ += static_cast<double>(now - cpu_last_) * host_rate();
   // (intake_active_ needs no integral: its wait was fixed when it began.)
   cpu_last_ = now;
 }
@@ -245,7 +254,7 @@ void DataloaderPipeline::cpu_reschedule() {
   if (jobs_.empty()) return;
   double least = std::numeric_limits<double>::infinity();
   for (const CpuJob& j : jobs_) least = std::min(least, j.remaining_ns);
-  const Time delay = std::max<Time>(0, static_cast<Time>(std::ceil(least / cpu_rate() - 1e-6)));
+  const Time delay = std::max<Time>(0, static_cast<Time>(std::ceil(least / worker_rate() - 1e-6)));
   cpu_event_ = sim_->schedule_after(delay, [this] {
     cpu_event_.reset();
     cpu_complete();
@@ -269,7 +278,7 @@ void DataloaderPipeline::cpu_complete() {
 
 void DataloaderPipeline::set_worker_power() {
   if (power_ == nullptr || rail_w_.empty()) return;
-  const double busy_cores = static_cast<double>(jobs_.size()) * cpu_rate();
+  const double busy_cores = static_cast<double>(jobs_.size()) * worker_rate();
   const double w = busy_cores * core_w_;
   if (rail_w_[cpu_rail_] == w) return;
   rail_w_[cpu_rail_] = w;
@@ -296,9 +305,9 @@ std::optional<Time> DataloaderPipeline::ready_at(std::uint64_t minibatch, Time /
 Time DataloaderPipeline::begin_intake(std::uint64_t minibatch) {
   const double intake_ns = static_cast<double>(size_of(minibatch)) * intake_ms_ * 1e6;
   if (!(intake_ns > 0) || launch_active_ || intake_active_) return 0;
-  // The host thread joins the runnable jobs at the share it gets now; the perf model's minibatch
-  // already holds the intake at a full core, so only the rest is waited here.
-  const double share = cpu_rate_with(1);
+  // The host thread joins the host threads at the share it gets now (the workers give way); the
+  // perf model's minibatch already holds the intake at a full core, so only the rest is waited.
+  const double share = host_rate_with(1);
   const Time wait = static_cast<Time>(std::llround(intake_ns * (1.0 / share - 1.0)));
   if (wait <= 0) return 0;
   cpu_advance();
@@ -322,7 +331,7 @@ void DataloaderPipeline::on_compute_start(std::uint64_t /*minibatch*/, Time /*at
   launch_since_ = sim_->now();
   // The mean share over the previous minibatch (the workers' load then is the best estimate of
   // theirs now); the first minibatch of the run takes the share at its start.
-  launch_share_ = quantised_share(last_launch_share_.value_or(cpu_rate()));
+  launch_share_ = quantised_share(last_launch_share_.value_or(host_rate()));
   launch_share_sum_ += launch_share_;
   ++launch_share_count_;
   cpu_reschedule();
@@ -351,7 +360,7 @@ void DataloaderPipeline::on_inference_end(Time /*at*/) {
 
 double DataloaderPipeline::training_host_share() const { return launch_share_; }
 
-double DataloaderPipeline::inference_host_share() const { return quantised_share(cpu_rate()); }
+double DataloaderPipeline::inference_host_share() const { return quantised_share(host_rate()); }
 
 MinibatchData DataloaderPipeline::minibatch_data(std::uint64_t minibatch) {
   const auto it = batches_.find(minibatch);

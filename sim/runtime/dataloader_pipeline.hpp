@@ -11,16 +11,19 @@
 //     GPU wants it, so fetch, pre-process and compute run one after another.
 //   - storage: one first-come-first-served server; a batch's misses are one request of
 //     misses x latency + bytes / random-read bandwidth.
-//   - CPU (docs/PIPELINE.md "CPU contention"): the online cores less the OS's share, shared
-//     equally (processor sharing) by the workers pre-processing, the training process's host
-//     thread while a training minibatch computes and each inference process's host thread while
-//     its item runs; no one runs faster than one core. The share a host thread got over the
-//     previous training minibatch is the share the next one runs with (training_host_share):
-//     below 1 the perf model stretches its launch-bound work. Before each minibatch the training
+//   - CPU (docs/PIPELINE.md "CPU contention"): the online cores less the OS's share. The host
+//     threads come first (Linux's scheduler lets a thread that wakes from a synchronisation
+//     preempt a CPU-bound one): the training process's host thread while a training minibatch
+//     computes and each inference process's host thread while its item runs share the cores
+//     equally, at most one core each; the workers pre-processing share what they leave, at most
+//     one core each. The share a host thread got over the previous training minibatch is the
+//     share the next one runs with (training_host_share): below 1 (more host threads than
+//     cores) the perf model stretches its launch-bound work. Before each minibatch the training
 //     process takes its input in (host_intake_ms: rebuilding the batch, the host-to-device copy)
 //     while the GPU waits; the perf model's time holds that work at a full core, so what
-//     contention adds, intake x (1 / share - 1) at the share the host thread gets then, is a wait
-//     before the minibatch (counted as fetch stall), with the host thread runnable meanwhile.
+//     contention adds, intake x (1 / share - 1) at the share the host thread gets then (below 1
+//     only beside inference host threads), is a wait before the minibatch (counted as fetch
+//     stall), with the host thread runnable meanwhile.
 // The workers' busy cores draw busy_core_power_w() each on the CPU rail (source "dataloader").
 //
 //   DataloaderPipeline p(setup, *setup.pipeline);   // make_data_pipeline does this
@@ -90,11 +93,18 @@ class DataloaderPipeline final : public DataPipeline {
   void run_worker(int w);
   void begin_preprocess(int w, std::uint64_t minibatch);
   void batch_done(int w, std::uint64_t minibatch);
-  // Processor sharing of the cores: the rate (share of a core) of each runnable job and host
-  // thread, and that rate with one more runnable.
-  double cpu_rate() const;
-  double cpu_rate_with(std::size_t extra) const;
-  std::size_t runnable() const;
+  // Sharing of the cores, host threads first (docs/PIPELINE.md "CPU contention"): the host
+  // threads that want a core now (the training job's, while its minibatch computes or it takes
+  // one in, and each inference item's), each one's share (with `extra` more), and the share of
+  // each busy worker, from what the host threads leave.
+  std::size_t host_threads() const;
+  double host_rate_with(std::size_t extra) const;
+  double host_rate() const;
+  double worker_rate() const;
+  // A busy worker's share when the host threads take every core: never 0, so that a worker
+  // always progresses (Linux's scheduler starves no runnable thread); the same floor as a host
+  // thread's quantised share.
+  static constexpr double kWorkerFloor = 1e-3;
   void cpu_advance();
   void cpu_reschedule();
   void cpu_complete();

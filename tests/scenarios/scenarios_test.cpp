@@ -13,9 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/app/run_plan.hpp"
@@ -876,13 +878,114 @@ TEST_CASE(
   // tens of percent for LeNet-5 and MobileNetV3, a few percent for ResNet-18 (published sizes as
   // the issue states them; the reference gives no exact figure).
   const double lenet_pct = pct[0], mobilenet_pct = pct[1], resnet_pct = pct[2];
-  CHECK(lenet_pct >= 10.0);  // here +26.0%
+  CHECK(lenet_pct >= 10.0);  // here +25.2%
   CHECK(lenet_pct <= 60.0);
-  CHECK(mobilenet_pct >= 10.0);  // here +20.3%
+  CHECK(mobilenet_pct >= 10.0);  // here +33.8%
   CHECK(mobilenet_pct <= 60.0);
-  CHECK(resnet_pct > 0.0);  // here +0.8%: below the published "a few percent" (docs/PIPELINE.md)
-  CHECK(resnet_pct < 5.0);
+  CHECK(resnet_pct >= 2.0);  // here +2.8%: "a few percent"
+  CHECK(resnet_pct <= 9.0);
   CHECK(resnet_pct < mobilenet_pct / 5);
+}
+
+namespace {
+
+// The cached second epoch of training on Orin AGX 64GB (analytic-modes, minibatch 16, 4 workers,
+// eMMC) at `cores` online cores and CPU `cpu_mhz`, the GPU and EMC at their top clocks.
+double orin_epoch_s(const std::string& workload, const std::string& dataset, double scale,
+                    int cores, double cpu_mhz) {
+  TempDir dir;
+  const fs::path file = dir.path() / "orin.yaml";
+  std::ofstream(file) << "version: 1\nname: orin\nseed: 7\nduration_s: 1000000\n"
+                      << "device: {model: orin-agx-64gb, perf_model: analytic-modes, cores: "
+                      << cores << ", cpu_mhz: " << cpu_mhz << ", gpu_mhz: 1300.5, emc_mhz: 3199}\n"
+                      << "gpu_sharing: managed\ntraining:\n  workload: " << workload
+                      << "\n  dataset: " << dataset
+                      << "\n  batch_size: 16\n  epochs: 2\n  data_pipeline: dataloader\n"
+                      << "  dataloader: {workers: 4, prefetch_factor: 2, storage: emmc, "
+                      << "dataset_scale: " << scale << "}\n"
+                      << "outputs: {requests: false, minibatches: false, power: false, "
+                         "trace: false, epochs: false}\n";
+  const app::ScenarioRun run =
+      app::run_scenario_file({.scenario_path = file.string()}, dir.path() / "out");
+  REQUIRE(run.result.training);
+  REQUIRE(run.result.training->epochs.size() == 2);
+  return run.result.training->epochs[1].time_s;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "pipeline: the slowdown at 2 and 4 cores against the Orin AGX measurements, host threads "
+    "first",
+    "[scenarios][pipeline][contention]") {
+  // Measured minibatch times at 2 and 4 cores over those at 12, at each of the 14 CPU clocks
+  // (GPU 1300.5 MHz, EMC 3199 MHz), against the runtime's cached epochs over the same ratio;
+  // docs/PIPELINE.md "CPU contention", "Against the Orin AGX measurements".
+  const std::optional<std::string> csv =
+      testing::reference_path("measurements/orin-agx-training-modes.csv");
+  if (!csv) return;                                               // skipped
+  std::map<std::tuple<std::string, int, long>, double> measured;  // (model, cores, kHz) -> ms
+  {
+    std::ifstream in(*csv);
+    std::string line;
+    std::vector<std::string> header;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      const auto cells = split_csv(line);
+      if (header.empty()) {
+        header = cells;
+        continue;
+      }
+      const auto col = [&](const char* name) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        REQUIRE(it != header.end());
+        return cells.at(static_cast<std::size_t>(it - header.begin()));
+      };
+      if (col("gpu_freq_hz") != "1300500000" || col("mem_freq_hz") != "3199000000") continue;
+      measured[{col("model"), std::stoi(col("cores")), std::stol(col("cpu_freq_khz"))}] =
+          std::stod(col("minibatch_time_ms"));
+    }
+  }
+  struct Case {
+    const char* workload;
+    const char* measured_as;
+    const char* dataset;
+    double scale;
+  };
+  const std::vector<long> cpu_khz{268800,  422400,  576000,  729600,  883200,  1036800, 1190400,
+                                  1344000, 1497600, 1651200, 1804800, 1958400, 2112000, 2201600};
+  // Mean |error| and mean signed error (bias) of the runtime's ratio against the measured one,
+  // in percent, per (workload, cores).
+  std::map<std::pair<std::string, int>, std::pair<double, double>> errors;
+  for (const Case& c : std::vector<Case>{{"resnet18", "resnet18", "imagenet", 0.005},
+                                         {"mobilenetv3-large", "mobilenet_v3", "gld23k", 0.05}}) {
+    for (int cores : {2, 4}) {
+      double abs_sum = 0, sum = 0;
+      for (long khz : cpu_khz) {
+        const double mhz = static_cast<double>(khz) / 1000;
+        const auto m = measured.find({c.measured_as, cores, khz});
+        const auto m12 = measured.find({c.measured_as, 12, khz});
+        REQUIRE(m != measured.end());
+        REQUIRE(m12 != measured.end());
+        const double ran = orin_epoch_s(c.workload, c.dataset, c.scale, cores, mhz) /
+                           orin_epoch_s(c.workload, c.dataset, c.scale, 12, mhz);
+        const double error = (ran / (m->second / m12->second) - 1) * 100;
+        abs_sum += std::abs(error);
+        sum += error;
+      }
+      const double n = static_cast<double>(cpu_khz.size());
+      errors[{c.workload, cores}] = {abs_sum / n, sum / n};
+      WARN(c.workload << " " << cores << " cores over 12: mean |error| " << abs_sum / n
+                      << "%, bias " << sum / n << "%");
+    }
+  }
+  // Bounded at the figures reached (with equal sharing, the model before: ResNet-18 37.5 / -36.5
+  // at 2 cores and 23.9 / -23.9 at 4; MobileNetV3 40.2 / -2.2 and 7.6 / -7.3).
+  CHECK(errors[{"resnet18", 2}].first < 30.5);           // here 29.7
+  CHECK(errors[{"resnet18", 2}].second < -20.0);         // too fast still: -28.5
+  CHECK(errors[{"resnet18", 4}].first < 23.5);           // 22.9
+  CHECK(errors[{"mobilenetv3-large", 2}].first < 35.5);  // 34.6
+  CHECK(errors[{"mobilenetv3-large", 4}].first < 8.0);   // 7.6
 }
 
 TEST_CASE("the quickstart's window-averaged power has the run's true mean; its samples alias",
