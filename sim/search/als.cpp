@@ -36,10 +36,17 @@ struct View {
 
 // The views of a set: per batch combination, the full vector (training time, each stream's
 // time, max power) at half weight; (training time, max power) and, per stream, (its time, max
-// power) at full weight -- the 2-D fronts hold most optima, the full one the rest.
-std::vector<View> views_of(const MeasuredSet& set) {
+// power) at full weight -- the 2-D fronts hold most optima, the full one the rest. With
+// `stream_power` (time-weighted power beside a training job, AlsOptions::stream_power_views),
+// also every stream series' (time, own power) at full weight: where a stream fills its window
+// and training gets no minibatch, the power judged is the stream's own (and the idle power's),
+// which the max over the phases hides behind the training's.
+std::vector<View> views_of(const MeasuredSet& set, bool stream_power) {
   std::vector<View> out;
   const bool training = !set.series().empty() && set.series()[0].stream < 0;
+  if (training && stream_power) {
+    for (std::size_t s = 1; s < set.series().size(); ++s) out.push_back({{s}, {s}, 1.0});
+  }
   for (const std::vector<std::size_t>& combo : set.combos()) {
     View full;
     if (training) full.times.push_back(0);
@@ -314,7 +321,8 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   for (std::size_t i : tried) done[i] = 1;
   stop_reason_ = "budget";
   family_profiled_ = 0;
-  const std::vector<View> views = views_of(set);
+  const std::vector<View> views = views_of(
+      set, options_.stream_power_views && problem.power_kind == PowerConstraint::time_weighted);
   const FamilyStage family(
       options_.family_modes > 0 ? family_of(problem, options_) : std::vector<Problem>{},
       options_.family_max_power_w, options_.family_optimism_sd);

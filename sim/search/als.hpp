@@ -63,6 +63,11 @@ struct AlsOptions {
   // After the space-filling seed, one mode in every (core count, CPU clock tercile) cell of the
   // grid that the seed left empty (the seed's maximin favours the corners).
   bool cover_cores_cpu = true;
+  // Under time-weighted power with a training job, the front loop also keeps each stream
+  // series' front of (its time, its own power): at the stability edge a stream fills its window,
+  // training runs no minibatch and the power judged is the stream's own, not the max with the
+  // training's (docs/SEARCH.md, "als", step 2).
+  bool stream_power_views = true;
 };
 
 class Als : public Strategy {
