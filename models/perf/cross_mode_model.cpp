@@ -200,9 +200,8 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
       for (auto e : boost::make_iterator_range(boost::in_edges(v, g))) {
         in_elements += g[e].elements;
       }
-      copy_factor[l.name] =
-          nchw_copy_byte_factor(in_elements, static_cast<double>(l.out.elements()),
-                                l.geometry.kernel);
+      copy_factor[l.name] = nchw_copy_byte_factor(
+          in_elements, static_cast<double>(l.out.elements()), l.geometry.kernel);
       // Forward: N = output channels, K = input channels x window. Training adds the data
       // gradient (N = input channels, K = output channels x window) and the weight gradient
       // (N = input channels x window, K = batch x positions: full), each as many FLOPs as the
