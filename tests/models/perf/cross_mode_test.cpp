@@ -169,8 +169,9 @@ TEST_CASE("graph parameters add each op class's cost per FLOP, byte and kernel b
   // As the tiles run them, the dense convolutions' FLOPs count twice (half the tiles' columns
   // idle): 1/eff_compute = 1.0 x 2 + 0.5 x 4 = 4.
   s.padded_flops = {1.0, 0, 0.5, 0};
-  s.bytes = {0.25, 0, 0.5, 0.25};  // 1/eff_memory = 0.25 x 2 + 0.5 x 8 + 0.25 x 2 = 5
-  s.kernels = {0.5, 0, 0, 0.5};    // kernel_scale = 0.5 x 1 + 0.5 x 5 = 3
+  s.bytes = {0.25, 0, 0.5, 0.25};
+  s.moved_bytes = s.bytes;       // 1/eff_memory = 0.25 x 2 + 0.5 x 8 + 0.25 x 2 = 5
+  s.kernels = {0.5, 0, 0, 0.5};  // kernel_scale = 0.5 x 1 + 0.5 x 5 = 3
   const CrossModeWorkload w = graph_parameters(g, s);
   CHECK(w.eff_compute == Approx(1.0 / 4));
   CHECK(w.eff_memory == Approx(0.2));
@@ -181,6 +182,9 @@ TEST_CASE("graph parameters add each op class's cost per FLOP, byte and kernel b
   // cycle, 0.5 x 0.5 x 1 + 0.5 x 3 = 1.75.
   s.tile_utilization = {0.5, 1, 1, 1, 1};
   CHECK(graph_parameters(g, s).gpu_activity == Approx(1.75));
+  // Copies that double the dense class's bytes as moved: 0.5 x 2 + 0.5 x 8 + 0.25 x 2 = 5.5.
+  s.moved_bytes = {0.5, 0, 0.5, 0.25};
+  CHECK(graph_parameters(g, s).eff_memory == Approx(1 / 5.5));
 
   // MobileNetV3's depthwise layers are grouped convolutions; ResNet-18 has none; BERT's FLOPs
   // are matrix products.
