@@ -30,8 +30,10 @@ const std::vector<CrossModeField>& cross_mode_fields() {
        &D::occupancy, 'e'},
       {"eff_weights", "share of peak DRAM bandwidth streaming weights", "fitted", &D::eff_weights,
        's'},
-      {"l2_speedup", "bandwidth of L2-resident layers / peak DRAM bandwidth", "fitted",
-       &D::l2_speedup, 'p'},
+      {"l2_speedup",
+       "bandwidth of L2-resident layers / peak DRAM bandwidth, at least 1 (DRAM traffic passes "
+       "through the L2)",
+       "fitted", &D::l2_speedup, 'e'},
       {"host_memory_share", "share of CPU-side time that scales with 1/f_emc", "fitted",
        &D::host_memory_share, 's'},
       {"overlap_memory", "p-norm exponent, compute with DRAM time", "fitted", &D::overlap_memory,

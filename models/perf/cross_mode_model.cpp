@@ -183,6 +183,9 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
   const std::vector<LayerWork> layers = workload.layer_work(phase, kZeroShotBatch);
   // Tile utilization of each dense convolution, by layer name (forward and backward alike).
   std::map<std::string, double> utilization;
+  // The factor on each windowed dense convolution's activation bytes for the NHWC copy of its
+  // input (nchw_copy_byte_factor), by layer name.
+  std::map<std::string, double> copy_factor;
   if (const GraphWorkload* gw = workload.graph()) {
     const Graph& g = gw->layers().graph();
     for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) {
@@ -193,6 +196,12 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
       const double window = static_cast<double>(l.geometry.kernel * l.geometry.kernel);
       if (!(out_channels > 0 && positions > 0 && l.macs > 0 && window > 0)) continue;
       const double in_channels = l.macs / (out_channels * positions * window);
+      double in_elements = 0;
+      for (auto e : boost::make_iterator_range(boost::in_edges(v, g))) {
+        in_elements += g[e].elements;
+      }
+      copy_factor[l.name] = nchw_copy_byte_factor(
+          in_elements, static_cast<double>(l.out.elements()), l.geometry.kernel);
       // Forward: N = output channels, K = input channels x window. Training adds the data
       // gradient (N = input channels, K = output channels x window) and the weight gradient
       // (N = input channels x window, K = batch x positions: full), each as many FLOPs as the
@@ -231,8 +240,10 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
             ? std::clamp(2 * dram_bytes(device, one[i]) - dram_bytes(device, two[i]), 0.0, all)
             : 0.0;
     const double bytes = all - fixed;
+    const auto copy = copy_factor.find(l.name);
     s.flops[c] += l.flops;
     s.bytes[c] += bytes;
+    s.moved_bytes[c] += bytes * (copy != copy_factor.end() ? copy->second : 1.0);
     s.kernels[c] += l.kernels;
     f += l.flops;
     b += bytes;
@@ -243,9 +254,15 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
     s.flops[c] = f > 0 ? s.flops[c] / f : 0;
     s.padded_flops[c] = f > 0 ? s.padded_flops[c] / f : 0;
     s.bytes[c] = b > 0 ? s.bytes[c] / b : 0;
+    s.moved_bytes[c] = b > 0 ? s.moved_bytes[c] / b : 0;
     s.kernels[c] = k > 0 ? s.kernels[c] / k : 0;
   }
   return s;
+}
+
+double nchw_copy_byte_factor(double in_elements, double out_elements, std::int64_t window) {
+  if (window <= 1 || !(in_elements + out_elements > 0)) return 1.0;
+  return (3 * in_elements + out_elements) / (in_elements + out_elements);
 }
 
 double tensor_tile_utilization(double out_channels, double reduction) {
@@ -259,7 +276,7 @@ CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShar
   double inv_c = 0, inv_m = 0, a = 0, k = 0;
   for (std::size_t c = 0; c < kOpClasses; ++c) {
     inv_c += s.padded_flops[c] * std::exp(g.inv_compute[c]);
-    inv_m += s.bytes[c] * std::exp(g.inv_memory[c]);
+    inv_m += s.moved_bytes[c] * std::exp(g.inv_memory[c]);
     // Switching activity per busy cycle: a tile's idle columns keep the SMs busy without
     // switching, so each class's activity counts the useful share of its tiles.
     a += s.flops[c] * s.tile_utilization[c] * std::exp(g.activity[c]);

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -186,8 +187,12 @@ RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
 // utilization, tensor_tile_utilization), over W's FLOPs; a recurrent layer's matrix products run
 // on the tensor cores as cuDNN runs a dense convolution (TF32), so their FLOPs over their tiles'
 // utilization count in the dense-convolution entry.
+//
+// `moved_bytes`: the activation bytes of the class as the kernels move them, over W's activation
+// bytes (`bytes`' denominator): a windowed dense convolution's count its input's NHWC copy
+// (nchw_copy_byte_factor); equal to `bytes` elsewhere.
 struct OpClassShares {
-  std::array<double, kOpClasses> flops{}, padded_flops{}, bytes{}, kernels{};
+  std::array<double, kOpClasses> flops{}, padded_flops{}, bytes{}, moved_bytes{}, kernels{};
   // Per class, its FLOPs over the FLOPs its tensor-core tiles run (1 where no tile idles).
   std::array<double, kOpClasses> tile_utilization{1, 1, 1, 1, 1};
 };
@@ -202,8 +207,16 @@ constexpr double kTensorTileN = 128;
 constexpr double kTensorTileK = 32;
 double tensor_tile_utilization(double out_channels, double reduction);
 
+// The factor on a dense convolution's activation bytes (input + output) for the copy of its input
+// the tensor cores need. The measurements' PyTorch keeps activations NCHW; cuDNN's tensor-core
+// implicit-GEMM convolutions read NHWC, so a convolution with a window (kernel > 1) first copies
+// its input to NHWC: one more read and one more write of the input, (3 in + out) / (in + out).
+// A 1x1 convolution is a plain GEMM on an NCHW sample (channels x positions) and needs no copy:
+// 1, as for a window of 1 or none.
+double nchw_copy_byte_factor(double in_elements, double out_elements, std::int64_t window);
+
 // A workload's parameters from graph coefficients and its shares (preprocess_ms left 0):
-//   1 / eff_compute = sum_c padded_flops_c exp(inv_compute_c), 1 / eff_memory = sum_c bytes_c
+//   1 / eff_compute = sum_c padded_flops_c exp(inv_compute_c), 1 / eff_memory = sum_c moved_bytes_c
 //   exp(inv_memory_c), gpu_activity = sum_c flops_c tile_utilization_c exp(activity_c) (idle tile
 //   columns keep the GPU busy without switching), kernel_scale = sum_c kernels_c exp(kernels_c).
 CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShares& s);
