@@ -92,7 +92,8 @@ CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>
 // kernel_cycles and overlap_host (prior strength by 5-fold cross-validation inside the rows); with
 // options.residual_correction then the time and power ResidualCorrections of the fitted model's
 // log residuals on the rows (hyper-parameters by leave-one-out inside the rows; none where that
-// does not beat the physical model). Deterministic.
+// does not beat the physical model), the power terms following the corrected time
+// (power_follows_time) where leave-one-out prefers it. Deterministic.
 CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
                                const WorkloadKey& key, const std::vector<ModeRow>& rows,
                                const WorkloadCatalog& catalog,
@@ -100,10 +101,10 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
                                const std::optional<CrossModeWorkload>& start = std::nullopt);
 
 // The residual correction fit_workload learns: kernel ridge regression of log residuals `y` at
-// positions `z` (residual_position), length scale, linear term, ridge and whether outlying rows
-// are pulled in (robust: beyond 2.5 robust standard deviations of the leave-one-out residuals)
-// chosen by the closed-form leave-one-out mean absolute error; none when that error does not
-// beat the residuals' own mean absolute value.
+// positions `z` (residual_position with the regime: all kResidualDims axes), length scale, linear
+// term, ridge and whether outlying rows are pulled in (robust: beyond 2.5 robust standard
+// deviations of the leave-one-out residuals) chosen by the closed-form leave-one-out mean
+// absolute error; none when that error does not beat the residuals' own mean absolute value.
 std::optional<ResidualCorrection> fit_residual_correction(
     const std::vector<std::array<double, kResidualDims>>& z, const std::vector<double>& y);
 
