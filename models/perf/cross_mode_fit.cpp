@@ -554,11 +554,9 @@ CrossModeWorkload fit_physical(const DeviceSpec& device, const CrossModeDevice& 
 // weights solved again (twice), so that a glitched row (docs/MODEL.md: at 4 cores and EMC
 // 2133 MHz some rows were measured as if at the top GPU clock) does not bend the correction
 // around it; its leave-one-out error is still counted against the row's own value. Over every
-// axis of z (mode, batch size and the physical model's regime). `loo_error`: the leave-one-out
-// error of what is returned (the residuals' own mean absolute value when nothing is).
+// axis of z (mode, batch size and the physical model's regime).
 std::optional<ResidualCorrection> fit_residual(
-    const std::vector<std::array<double, kResidualDims>>& z, const Eigen::VectorXd& y,
-    double* loo_error = nullptr) {
+    const std::vector<std::array<double, kResidualDims>>& z, const Eigen::VectorXd& y) {
   constexpr double kRobust = 2.5;
   const auto n = static_cast<Eigen::Index>(z.size());
   double best = y.cwiseAbs().mean();
@@ -617,7 +615,6 @@ std::optional<ResidualCorrection> fit_residual(
       }
     }
   }
-  if (loo_error) *loo_error = best;
   return out;
 }
 
@@ -683,26 +680,8 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
       time[static_cast<Eigen::Index>(i)] = std::log(e.time_s / r.time_s);
       power[static_cast<Eigen::Index>(i)] = std::log(e.power_w / r.power_w);
     }
-    // Power from the physical model's time, or from the corrected time (the busy shares of the
-    // time the rows took), whichever the leave-one-out error inside the rows prefers.
     w.time_correction = fit_residual(z, time);
-    double loo_plain = 0;
-    w.power_correction = fit_residual(z, power, &loo_plain);
-    if (w.time_correction) {
-      CrossModeWorkload follows = w;
-      follows.power_follows_time = true;
-      follows.power_correction.reset();
-      cal.workloads[key] = follows;
-      const CrossModeModel corrected(device, cal, catalog);
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        const ModeRow& r = rows[i];
-        const CrossModeEstimate e = corrected.predict(r.workload, r.phase, r.mode, r.batch_size);
-        power[static_cast<Eigen::Index>(i)] = std::log(e.power_w / r.power_w);
-      }
-      double loo_follows = 0;
-      follows.power_correction = fit_residual(z, power, &loo_follows);
-      if (loo_follows < loo_plain) w = follows;
-    }
+    w.power_correction = fit_residual(z, power);
   }
   return w;
 }
@@ -1149,7 +1128,6 @@ std::string cross_mode_yaml(const CrossModeCalibration& calibration,
     };
     if (w.time_correction) correction("time_correction", *w.time_correction);
     if (w.power_correction) correction("power_correction", *w.power_correction);
-    if (w.power_follows_time) o << ", power_follows_time: true";
     o << "}\n";
   }
   if (calibration.graph) {

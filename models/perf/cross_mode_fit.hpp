@@ -92,8 +92,7 @@ CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>
 // kernel_cycles and overlap_host (prior strength by 5-fold cross-validation inside the rows); with
 // options.residual_correction then the time and power ResidualCorrections of the fitted model's
 // log residuals on the rows (hyper-parameters by leave-one-out inside the rows; none where that
-// does not beat the physical model), the power terms following the corrected time
-// (power_follows_time) where leave-one-out prefers it. Deterministic.
+// does not beat the physical model). Deterministic.
 CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
                                const WorkloadKey& key, const std::vector<ModeRow>& rows,
                                const WorkloadCatalog& catalog,

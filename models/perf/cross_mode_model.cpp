@@ -505,17 +505,9 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   }
   e.time_s = e.pipeline_s > 0 ? pnorm(e.device_s, e.pipeline_s, d.overlap_pipeline) : e.device_s;
   // A workload's own profiled rows may carry a learned correction of what the terms above miss
-  // (fit_workload), at the position and regime of the physical model's estimate. With
-  // power_follows_time the time is corrected before the power terms below take its busy shares.
+  // (fit_workload), at the position and regime of the physical model's estimate.
   std::array<double, kResidualDims> z{};
   if (w.time_correction || w.power_correction) z = residual_position(device, mode, batch_size, e);
-  const auto correct_time = [&] {
-    const double f = std::exp(-residual_value(*w.time_correction, z));
-    e.time_s *= f;
-    e.device_s *= f;
-    e.pipeline_s *= f;
-  };
-  if (w.time_correction && w.power_follows_time) correct_time();
 
   // Power: idle terms plus activity. GPU switching power C V^2 f while busy; the CPU cores busy
   // with launches and pre-processing; DRAM traffic.
@@ -536,7 +528,12 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   e.rails.power_w[rails.cpu] +=
       d.cpu_core_dynamic_w * busy_cores * (mode.cpu_khz / cpu_max) * vc * vc;
   e.rails.power_w[rails.sys] += d.dram_dynamic_w * traffic;
-  if (w.time_correction && !w.power_follows_time) correct_time();
+  if (w.time_correction) {
+    const double f = std::exp(-residual_value(*w.time_correction, z));
+    e.time_s *= f;
+    e.device_s *= f;
+    e.pipeline_s *= f;
+  }
   if (w.power_correction) {
     const double f = std::exp(-residual_value(*w.power_correction, z));
     for (double& r : e.rails.power_w) r *= f;

@@ -106,9 +106,6 @@ struct CrossModeWorkload {
   // model alone).
   std::optional<ResidualCorrection> time_correction = std::nullopt;
   std::optional<ResidualCorrection> power_correction = std::nullopt;
-  // The power terms follow the corrected time (the GPU's and the cores' busy shares of it) before
-  // the power correction applies; else they follow the physical model's time.
-  bool power_follows_time = false;
 };
 
 // A workload as the model needs it: per-minibatch FLOPs, DRAM bytes and kernels at a batch size,

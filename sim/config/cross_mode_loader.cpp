@@ -107,7 +107,7 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
     w.expect_map();
     w.allow_keys({"workload", "phase", "eff_compute", "eff_memory", "gpu_activity", "kernel_scale",
                   "preprocess_ms", "kernel_cycles", "overlap_host", "time_correction",
-                  "power_correction", "power_follows_time"});
+                  "power_correction"});
     const std::string name = w.required("workload").as_string();
     const YamlNode phase_node = w.required("phase");
     const std::string phase = phase_node.as_string();
@@ -128,7 +128,6 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
     }
     if (auto t = w.optional("time_correction")) p.time_correction = read_correction(*t);
     if (auto t = w.optional("power_correction")) p.power_correction = read_correction(*t);
-    if (auto f = w.optional("power_follows_time")) p.power_follows_time = f->as_bool();
     const models::WorkloadKey key{
         name, phase == "training" ? models::Phase::training : models::Phase::inference};
     if (!c.workloads.emplace(key, p).second) w.fail("workload and phase given twice");

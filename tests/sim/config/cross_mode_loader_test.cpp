@@ -321,14 +321,12 @@ TEST_CASE("a new workload's own terms and residual corrections survive the file 
   CHECK(r.time_correction->points == c.points);
   CHECK(r.time_correction->weights == c.weights);
   CHECK_FALSE(r.time_correction->regime);
-  CHECK_FALSE(r.power_follows_time);
-  // With the regime axes (8 values a point) and power following the corrected time.
+  // With the regime axes (8 values a point).
   models::ResidualCorrection g = c;
   g.regime = true;
   g.points = {{-1, -0.5, 0, -0.25, 0.5, 0.25, 0.5, 0.75}};
   g.weights = {0.5};
   w.power_correction = g;
-  w.power_follows_time = true;
   cal.workloads[{"regimenet", models::Phase::inference}] = w;
   const models::CrossModeCalibration again = parse(models::cross_mode_yaml(cal, {"regime"}));
   const models::CrossModeWorkload& q = again.workloads.at({"regimenet", models::Phase::inference});
@@ -336,12 +334,10 @@ TEST_CASE("a new workload's own terms and residual corrections survive the file 
   CHECK(q.power_correction->regime);
   CHECK(q.power_correction->points == g.points);
   CHECK(q.power_correction->weights == g.weights);
-  CHECK(q.power_follows_time);
   REQUIRE(q.time_correction);
   CHECK_FALSE(q.time_correction->regime);
   cal.workloads.erase({"regimenet", models::Phase::inference});
   w.power_correction.reset();
-  w.power_follows_time = false;
   // A shipped workload without them keeps the device's terms and no correction.
   const models::CrossModeWorkload& s = back.workloads.at({"resnet50", models::Phase::inference});
   CHECK(s.kernel_cycles == 1);
