@@ -555,7 +555,8 @@ CrossModeWorkload fit_physical(const DeviceSpec& device, const CrossModeDevice& 
 // residuals' robust scale (1.4826 x their median absolute value) is pulled to that bound and the
 // weights solved again (twice), so that a glitched row (docs/MODEL.md: at 4 cores and EMC
 // 2133 MHz some rows were measured as if at the top GPU clock) does not bend the correction
-// around it; its leave-one-out error is still counted against the row's own value.
+// around it; its leave-one-out error is still counted against the row's own value. Over every
+// axis of z (mode, batch size and the physical model's regime).
 std::optional<ResidualCorrection> fit_residual(
     const std::vector<std::array<double, kResidualDims>>& z, const Eigen::VectorXd& y) {
   constexpr double kRobust = 2.5;
@@ -564,6 +565,7 @@ std::optional<ResidualCorrection> fit_residual(
   std::optional<ResidualCorrection> out;
   ResidualCorrection c;
   c.points = z;
+  c.regime = true;
   for (double length : {0.15, 0.25, 0.4, 0.6, 1.0}) {
     for (double linear : {0.0, 1.0}) {
       c.length_scale = length;
@@ -676,7 +678,7 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const ModeRow& r = rows[i];
       const CrossModeEstimate e = model.predict(r.workload, r.phase, r.mode, r.batch_size);
-      z.push_back(residual_position(device, r.mode, r.batch_size));
+      z.push_back(residual_position(device, r.mode, r.batch_size, e));
       time[static_cast<Eigen::Index>(i)] = std::log(e.time_s / r.time_s);
       power[static_cast<Eigen::Index>(i)] = std::log(e.power_w / r.power_w);
     }
@@ -1116,9 +1118,10 @@ std::string cross_mode_yaml(const CrossModeCalibration& calibration,
     const auto correction = [&](const char* name, const ResidualCorrection& c) {
       o << ", " << name << ": {length_scale: " << fmt(c.length_scale)
         << ", linear: " << fmt(c.linear) << ", points: [";
+      const std::size_t axes = c.regime ? kResidualDims : kResidualAxes;
       for (std::size_t i = 0; i < c.points.size(); ++i) {
         o << (i ? ", [" : "[");
-        for (std::size_t j = 0; j < kResidualDims; ++j) o << (j ? ", " : "") << fmt(c.points[i][j]);
+        for (std::size_t j = 0; j < axes; ++j) o << (j ? ", " : "") << fmt(c.points[i][j]);
         o << "]";
       }
       o << "], weights: [";

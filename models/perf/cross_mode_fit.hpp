@@ -100,10 +100,10 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
                                const std::optional<CrossModeWorkload>& start = std::nullopt);
 
 // The residual correction fit_workload learns: kernel ridge regression of log residuals `y` at
-// positions `z` (residual_position), length scale, linear term, ridge and whether outlying rows
-// are pulled in (robust: beyond 2.5 robust standard deviations of the leave-one-out residuals)
-// chosen by the closed-form leave-one-out mean absolute error; none when that error does not
-// beat the residuals' own mean absolute value.
+// positions `z` (residual_position with the regime: all kResidualDims axes), length scale, linear
+// term, ridge and whether outlying rows are pulled in (robust: beyond 2.5 robust standard
+// deviations of the leave-one-out residuals) chosen by the closed-form leave-one-out mean
+// absolute error; none when that error does not beat the residuals' own mean absolute value.
 std::optional<ResidualCorrection> fit_residual_correction(
     const std::vector<std::array<double, kResidualDims>>& z, const std::vector<double>& y);
 

@@ -430,10 +430,23 @@ std::array<double, kResidualDims> residual_position(const DeviceSpec& device, co
           std::log2(std::max(1, batch_size)) / 6};
 }
 
+std::array<double, kResidualDims> residual_position(const DeviceSpec& device, const PowerMode& mode,
+                                                    int batch_size, const CrossModeEstimate& e) {
+  auto z = residual_position(device, mode, batch_size);
+  const auto share = [](double part, double whole) {
+    return whole > 0 ? std::clamp(part / whole, 0.0, 1.5) : 0.0;
+  };
+  z[5] = share(e.host_s, e.time_s);
+  z[6] = share(e.pipeline_s, e.time_s);
+  z[7] = share(e.compute_s, e.gpu_s);
+  return z;
+}
+
 double residual_kernel(const ResidualCorrection& c, const std::array<double, kResidualDims>& a,
                        const std::array<double, kResidualDims>& b) {
   double dot = 0, d2 = 0;
-  for (std::size_t j = 0; j < kResidualDims; ++j) {
+  const std::size_t axes = c.regime ? kResidualDims : kResidualAxes;
+  for (std::size_t j = 0; j < axes; ++j) {
     dot += a[j] * b[j];
     d2 += (a[j] - b[j]) * (a[j] - b[j]);
   }
@@ -508,6 +521,10 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
     e.pipeline_s = pipeline_core_s / parallel;
   }
   e.time_s = e.pipeline_s > 0 ? pnorm(e.device_s, e.pipeline_s, d.overlap_pipeline) : e.device_s;
+  // A workload's own profiled rows may carry a learned correction of what the terms above miss
+  // (fit_workload), at the position and regime of the physical model's estimate.
+  std::array<double, kResidualDims> z{};
+  if (w.time_correction || w.power_correction) z = residual_position(device, mode, batch_size, e);
 
   // Power: idle terms plus activity. GPU switching power C V^2 f while busy; the CPU cores busy
   // with launches and pre-processing; DRAM traffic.
@@ -528,19 +545,15 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   e.rails.power_w[rails.cpu] +=
       d.cpu_core_dynamic_w * busy_cores * (mode.cpu_khz / cpu_max) * vc * vc;
   e.rails.power_w[rails.sys] += d.dram_dynamic_w * traffic;
-  // A workload's own profiled rows may carry a learned correction of what the terms above miss.
-  if (w.time_correction || w.power_correction) {
-    const auto z = residual_position(device, mode, batch_size);
-    if (w.time_correction) {
-      const double f = std::exp(-residual_value(*w.time_correction, z));
-      e.time_s *= f;
-      e.device_s *= f;
-      e.pipeline_s *= f;
-    }
-    if (w.power_correction) {
-      const double f = std::exp(-residual_value(*w.power_correction, z));
-      for (double& r : e.rails.power_w) r *= f;
-    }
+  if (w.time_correction) {
+    const double f = std::exp(-residual_value(*w.time_correction, z));
+    e.time_s *= f;
+    e.device_s *= f;
+    e.pipeline_s *= f;
+  }
+  if (w.power_correction) {
+    const double f = std::exp(-residual_value(*w.power_correction, z));
+    for (double& r : e.rails.power_w) r *= f;
   }
   e.power_w = e.rails.module_w();
   return e;

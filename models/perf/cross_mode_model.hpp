@@ -69,14 +69,19 @@ struct CrossModeDevice {
 
 // A smooth correction of a workload's predictions learned from its own profiled rows
 // (fit_workload): kernel ridge regression (a Gaussian process's mean) on the log residual of the
-// physical model over the mode's position z = (GPU, CPU, EMC clock and online cores, each
-// log-scaled to [-1, 0] between the device's lowest and highest; log2(batch) / 6). Prediction: the
-// model's value times exp(-sum_i weight_i k(z, point_i)), k(a, b) = 1 + linear a.b + exp(-|a - b|^2
-// / (2 length^2)).
-constexpr std::size_t kResidualDims = 5;
+// physical model over the position z of the mode and batch size: GPU, CPU, EMC clock and online
+// cores (each log-scaled to [-1, 0] between the device's lowest and highest), log2(batch) / 6, and
+// with `regime` the physical model's own regime there (its launch time and per-sample CPU time as
+// shares of the minibatch time, its compute time as a share of the GPU time; each in [0, 1.5]),
+// so that rows bound by the same resource share a correction. Prediction: the model's value times
+// exp(-sum_i weight_i k(z, point_i)), k(a, b) = 1 + linear a.b + exp(-|a - b|^2 / (2 length^2)),
+// over the first five axes only without `regime` (a correction written before the regime axes).
+constexpr std::size_t kResidualAxes = 5;  // mode and batch size
+constexpr std::size_t kResidualDims = 8;  // with the regime's three shares
 struct ResidualCorrection {
   double length_scale = 1;
   double linear = 0;
+  bool regime = false;  // the kernel uses the regime axes (5..7) too
   std::vector<std::array<double, kResidualDims>> points;
   std::vector<double> weights;  // one per point
 };
@@ -166,13 +171,16 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
                                       const WorkFeatures& f, const PowerMode& mode, int batch_size,
                                       double host_share = 1.0);
 
-// The position of a mode and batch size for ResidualCorrection, and the correction's value there
-// (0 without one).
+// The position of a mode and batch size for ResidualCorrection (regime axes 0), with the regime
+// of the physical model's estimate `e` there (uncorrected), and the correction's value (0 without
+// one).
 std::array<double, kResidualDims> residual_position(const DeviceSpec& device, const PowerMode& mode,
                                                     int batch_size);
+std::array<double, kResidualDims> residual_position(const DeviceSpec& device, const PowerMode& mode,
+                                                    int batch_size, const CrossModeEstimate& e);
 double residual_value(const ResidualCorrection& c, const std::array<double, kResidualDims>& z);
 // The correction's kernel between two positions: 1 + linear (a . b) + exp(-|a - b|^2 /
-// (2 length_scale^2)); residual_value sums it over the points, weighted.
+// (2 length_scale^2)) over its axes; residual_value sums it over the points, weighted.
 double residual_kernel(const ResidualCorrection& c, const std::array<double, kResidualDims>& a,
                        const std::array<double, kResidualDims>& b);
 

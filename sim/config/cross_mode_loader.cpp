@@ -18,8 +18,8 @@ double read_positive(const YamlNode& n) {
   return v;
 }
 
-// A workload's learned residual correction: {length_scale, linear, points: [[z x 5], ...],
-// weights: [...]}, one weight per point.
+// A workload's learned residual correction: {length_scale, linear, points: [[z x 5 or 8], ...],
+// weights: [...]}, one weight per point; 8 values per point: with the regime axes.
 models::ResidualCorrection read_correction(const YamlNode& n) {
   n.expect_map();
   n.allow_keys({"length_scale", "linear", "points", "weights"});
@@ -33,12 +33,17 @@ models::ResidualCorrection read_correction(const YamlNode& n) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const YamlNode p = points.at(i);
     p.expect_sequence();
-    if (p.size() != models::kResidualDims) {
-      p.fail("expected " + std::to_string(models::kResidualDims) +
-             " values (GPU, CPU, EMC clock, cores, batch size position)");
+    if (i == 0) c.regime = p.size() == models::kResidualDims;
+    const std::size_t axes = c.regime ? models::kResidualDims : models::kResidualAxes;
+    if (p.size() != axes) {
+      p.fail(i == 0 ? "expected " + std::to_string(models::kResidualAxes) +
+                          " values (GPU, CPU, EMC clock, cores, batch size position) or " +
+                          std::to_string(models::kResidualDims) +
+                          " (and the launch, CPU-work and compute shares)"
+                    : "expected " + std::to_string(axes) + " values, as the first point has");
     }
     std::array<double, models::kResidualDims> z{};
-    for (std::size_t j = 0; j < models::kResidualDims; ++j) {
+    for (std::size_t j = 0; j < axes; ++j) {
       const YamlNode v = p.at(j);
       z[j] = v.as_double();
       if (!(std::abs(z[j]) <= 100)) v.fail("expected a value within [-100, 100]");

@@ -495,6 +495,40 @@ TEST_CASE("a residual correction scales time and power by exp(-value) at a mode'
   CHECK(fixed.power_w == Approx(plain.power_w * std::exp(0.15)));
 }
 
+TEST_CASE("the correction's regime axes are the model's own time shares, used only when asked") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  const PowerMode maxn{12, 2201600, 1300500000, 3199000000, 8};
+  // By hand: launch 0.05 s of a 0.2 s minibatch = 0.25, CPU work 0.1 s = 0.5, compute 0.08 s of
+  // the GPU's 0.1 s = 0.8; a share above 1.5 is held at 1.5.
+  CrossModeEstimate e;
+  e.time_s = 0.2;
+  e.host_s = 0.05;
+  e.pipeline_s = 0.1;
+  e.gpu_s = 0.1;
+  e.compute_s = 0.08;
+  const auto z = residual_position(d, maxn, 64, e);
+  CHECK(z[4] == Approx(1));
+  CHECK(z[5] == Approx(0.25));
+  CHECK(z[6] == Approx(0.5));
+  CHECK(z[7] == Approx(0.8));
+  e.host_s = 0.4;
+  CHECK(residual_position(d, maxn, 64, e)[5] == Approx(1.5));
+
+  // One point at the first position, weight 0.1, length 0.5, no linear term; a second position
+  // 0.5 away along the launch share only: exp(-0.25 / 0.5) = 0.606531 with the regime axes,
+  // exp(0) = 1 without them (a correction from before them), plus the constant 1.
+  ResidualCorrection c;
+  c.length_scale = 0.5;
+  c.points = {z};
+  c.weights = {0.1};
+  auto other = z;
+  other[5] += 0.5;
+  CHECK(residual_value(c, other) == Approx(0.2));
+  c.regime = true;
+  CHECK(residual_value(c, other) == Approx(0.1606531));
+  CHECK(residual_value(c, z) == Approx(0.2));
+}
+
 TEST_CASE("a glitched profiled row does not bend the residual correction around it") {
   // 40 positions: GPU and CPU axes at -1, -0.75, ..., 0 (5 x 4 of them) and batch 0 or 1; the
   // log residuals lie on the plane 0.1 + 0.05 x gpu, except one row at gpu = cpu = -0.5, batch 0,
@@ -527,7 +561,7 @@ TEST_CASE("a glitched profiled row does not bend the residual correction around 
 // Few-shot refinement of an inference workload (docs/MODEL.md, "Zero-shot and few-shot"), reduced:
 // the device on 10% of the other workloads' modes (seed 1), YOLOv8n left out, k = 50 profiled rows
 // refine its parameters and learn its residual correction, MAPE on its other rows, median of 3
-// draws. Bounded at the figures this reduced protocol reaches (5.23% / 3.35%), rounded up by about
+// draws. Bounded at the figures this reduced protocol reaches (5.27% / 3.24%), rounded up by about
 // half a point.
 TEST_CASE("few-shot: 50 profiled rows of a new inference workload predict its other rows") {
   const auto rows = reference_rows();
@@ -541,5 +575,5 @@ TEST_CASE("few-shot: 50 profiled rows of a new inference workload predict its ot
   INFO("time " << p.time_mape_pct << "% power " << p.power_mape_pct << "%");
   CHECK(p.k == 50);
   CHECK(p.time_mape_pct <= 5.7);
-  CHECK(p.power_mape_pct <= 3.8);
+  CHECK(p.power_mape_pct <= 3.7);
 }

@@ -320,6 +320,24 @@ TEST_CASE("a new workload's own terms and residual corrections survive the file 
   CHECK(r.time_correction->linear == 1);
   CHECK(r.time_correction->points == c.points);
   CHECK(r.time_correction->weights == c.weights);
+  CHECK_FALSE(r.time_correction->regime);
+  // With the regime axes (8 values a point).
+  models::ResidualCorrection g = c;
+  g.regime = true;
+  g.points = {{-1, -0.5, 0, -0.25, 0.5, 0.25, 0.5, 0.75}};
+  g.weights = {0.5};
+  w.power_correction = g;
+  cal.workloads[{"regimenet", models::Phase::inference}] = w;
+  const models::CrossModeCalibration again = parse(models::cross_mode_yaml(cal, {"regime"}));
+  const models::CrossModeWorkload& q = again.workloads.at({"regimenet", models::Phase::inference});
+  REQUIRE(q.power_correction);
+  CHECK(q.power_correction->regime);
+  CHECK(q.power_correction->points == g.points);
+  CHECK(q.power_correction->weights == g.weights);
+  REQUIRE(q.time_correction);
+  CHECK_FALSE(q.time_correction->regime);
+  cal.workloads.erase({"regimenet", models::Phase::inference});
+  w.power_correction.reset();
   // A shipped workload without them keeps the device's terms and no correction.
   const models::CrossModeWorkload& s = back.workloads.at({"resnet50", models::Phase::inference});
   CHECK(s.kernel_cycles == 1);
@@ -340,6 +358,9 @@ TEST_CASE("a new workload's own terms and residual corrections survive the file 
                         Catch::Contains("one weight per point (2)"));
   CHECK_THROWS_WITH(parse(with("points: [[-1, -0.5, 0, -0.25, 0.5]", "points: [[-1, -0.5, 0]")),
                     Catch::Contains("time_correction.points") && Catch::Contains("5 values"));
+  CHECK_THROWS_WITH(parse(with("[0, 0, 0, 0, 1]]", "[0, 0, 0, 0, 1, 0, 0, 0]]")),
+                    Catch::Contains("time_correction.points") &&
+                        Catch::Contains("5 values, as the first point has"));
   CHECK_THROWS_WITH(parse(with("overlap_host: 1.75", "overlap_host: 0.5")),
                     Catch::Contains("overlap_host") && Catch::Contains("exponent > 1"));
   CHECK_THROWS_WITH(parse(with("length_scale: 0.4", "length_scale: 0")),
