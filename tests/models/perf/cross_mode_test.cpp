@@ -561,7 +561,7 @@ TEST_CASE("a glitched profiled row does not bend the residual correction around 
 // Few-shot refinement of an inference workload (docs/MODEL.md, "Zero-shot and few-shot"), reduced:
 // the device on 10% of the other workloads' modes (seed 1), YOLOv8n left out, k = 50 profiled rows
 // refine its parameters and learn its residual correction, MAPE on its other rows, median of 3
-// draws. Bounded at the figures this reduced protocol reaches (5.27% / 3.24%), rounded up by about
+// draws. Bounded at the figures this reduced protocol reaches (5.25% / 3.25%), rounded up by about
 // half a point.
 TEST_CASE("few-shot: 50 profiled rows of a new inference workload predict its other rows") {
   const auto rows = reference_rows();
