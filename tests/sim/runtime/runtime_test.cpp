@@ -845,11 +845,13 @@ TEST_CASE("a wall-clock run on an emulated device stops promptly when asked to d
   ProgressFn progress = [&signalled](Time, Time) {
     if (signalled) throw Stopped{};
   };
+  // The clock starts before the signaller's sleep does, so the run cannot seem to stop before
+  // the signal came.
+  const auto start = std::chrono::steady_clock::now();
   std::thread signaller([&signalled] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     signalled = true;
   });
-  const auto start = std::chrono::steady_clock::now();
   CHECK_THROWS_AS(fulcrum::sim::run(setup, device, nullptr, progress), Stopped);
   const double took_s = seconds_since(start);
   signaller.join();
