@@ -270,7 +270,7 @@ TEST_CASE(
   CHECK(f.met == f.feasible);
   CHECK(f.mean_ratio >= 0.99);
   CHECK(f.p5_ratio >= 0.9);
-  // Reached 14.98: the modes past 15 of two-stream problems that find nothing feasible (step 5)
+  // Reached 14.98: the modes past 15 of two-stream problems that find nothing feasible (step 2)
   // cost 0.17 per configuration here (14.81 without), all on configurations with no feasible
   // optimum.
   CHECK(f.mean_modes <= 15.0);
@@ -278,7 +278,7 @@ TEST_CASE(
   CHECK(zs.mean_ratio >= 0.97);
   CHECK(zs.p5_ratio >= 0.8);
   // fewshot-zs reached 15.56 modes: where its zero-shot prior sees nothing feasible, the widened
-  // stage of step 2 spends modes left (14.8 before it, 15.08 before the modes past 15 of step 5).
+  // stage of step 2 spends modes left (14.8 before it, 15.08 before the modes past 15 of step 2).
   CHECK(zs.mean_modes <= 15.6);
 }
 
@@ -353,7 +353,7 @@ TEST_CASE(
   if (truth == nullptr) return;
   // resnet18 + [resnet50, yolov8n], per window, max-of-phases: configurations of the paper-scale
   // sweep (shard 22/32) where 15 modes found nothing feasible although the optimum is
-  // (docs/SEARCH.md, "The extra modes of step 5"), and their neighbours.
+  // (docs/SEARCH.md, "Past the budget"), and their neighbours.
   int feasible = 0, met_capped = 0, met = 0, extended = 0, modes = 0, configurations = 0;
   for (double rate : {80.0, 100.0}) {
     for (double latency : {1.2, 1.6, 2.0}) {
