@@ -171,13 +171,20 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
   }
   // New modes for this problem: the budget less what earlier problems spent; when that is
   // spent, followup_modes more only if none of the kept modes meets this problem's budgets.
-  int fresh = options_.max_modes;
+  const int budget_modes = std::min(options_.budget_modes, options_.max_modes);
+  int fresh = budget_modes;
   if (spent > 0) {
-    fresh = std::max(options_.max_modes - spent, set.answer(problem).found
-                                                     ? options_.followup_found_modes
-                                                     : options_.followup_modes);
+    fresh = std::max(budget_modes - spent, set.answer(problem).found ? options_.followup_found_modes
+                                                                     : options_.followup_modes);
   }
   const ModeBudget budget(fresh + static_cast<int>(start_modes), grid.size(), profiler);
+  // Once those are spent with nothing measured meeting the budgets (a problem with at least
+  // unfound_min_streams streams): up to the cap's margin more.
+  const int unfound_extra = static_cast<int>(problem.streams.size()) >= options_.unfound_min_streams
+                                ? std::max(0, options_.max_modes - budget_modes)
+                                : 0;
+  const ModeBudget extended(fresh + unfound_extra + static_cast<int>(start_modes), grid.size(),
+                            profiler);
 
   // The prior of every series.
   SeriesModels models(grid, n_series);
@@ -227,7 +234,11 @@ Choice FewShot::choose(const Problem& problem, Profiler& profiler, const SearchC
   }
   std::string note = "budget reached";
   bool rescue = false;  // the estimates widened by the core-count spread (below)
-  for (int round = 0; budget.allows(profiler.modes().size()); ++round) {
+  for (int round = 0;; ++round) {
+    if (!budget.allows(profiler.modes().size()) &&
+        (!extended.allows(profiler.modes().size()) || set.answer(problem).found)) {
+      break;
+    }
     if (!set.modes().empty()) {
       models.fit(set, round % 4 == 0);
       // The GP's floors (5% on time, 0.5 W) are tight for a handful of points: a share of the
@@ -396,7 +407,7 @@ std::unique_ptr<Strategy> make(const StrategyOptions& o, FewShotPrior prior, std
   FewShotOptions f;
   f.prior = prior;
   f.label = std::move(label);
-  if (o.max_modes) f.max_modes = *o.max_modes;
+  if (o.max_modes) f.max_modes = *o.max_modes;  // the cap; budget_modes is at most this
   if (o.k) f.seed_modes = *o.k;
   return std::make_unique<FewShot>(f, o.data_dir);
 }
@@ -406,16 +417,17 @@ std::unique_ptr<Strategy> make(const StrategyOptions& o, FewShotPrior prior, std
 void add_fewshot_strategies(StrategyRegistry& r) {
   r.add({"fewshot",
          "our few-mode search: the cross-mode model as prior, GP-corrected, feasibility first, "
-         "then constrained improvement; reuses its modes across a dynamic case's segments",
-         15,
+         "then constrained improvement; 15 modes, up to 27 while nothing measured is feasible; "
+         "reuses its modes across a dynamic case's segments",
+         27,
          [](const StrategyOptions& o) { return make(o, FewShotPrior::cross_mode, "fewshot"); }});
   r.add({"fewshot-zs",
          "fewshot with the problem's workloads predicted zero-shot from their layer graphs (their "
          "own cross-mode parameters removed)",
-         15, [](const StrategyOptions& o) {
+         27, [](const StrategyOptions& o) {
            return make(o, FewShotPrior::cross_mode_zero_shot, "fewshot-zs");
          }});
-  r.add({"fewshot-bare", "fewshot without a model prior (the power law fitted to the profiles)", 15,
+  r.add({"fewshot-bare", "fewshot without a model prior (the power law fitted to the profiles)", 27,
          [](const StrategyOptions& o) { return make(o, FewShotPrior::none, "fewshot-bare"); }});
 }
 

@@ -3,7 +3,8 @@
 // corrected by GPs on the modes profiled so far; feasibility first (while nothing measured meets
 // the budgets, the mode most likely to), then constrained improvement (the probability of
 // feasibility times the optimistic gain over the best measured feasible configuration); it stops
-// when no mode can gain more than `min_gain` of the best, or at its budget; its first modes go
+// when no mode can gain more than `min_gain` of the best, or at its budget (`budget_modes`; with
+// nothing feasible measured then, it goes on up to its cap `max_modes`); its first modes go
 // to distinct core counts (`spread_cores`). Before giving up with nothing feasible measured it
 // scores again with estimates widened where the measurements at a core count depart from the
 // prior unevenly (`core_spread_sd`). The answer is the best measured feasible
@@ -11,10 +12,10 @@
 //
 // Within one run of the strategy object, modes measured for an earlier problem of the same
 // workloads (the earlier segments of a dynamic arrival case: Strategy::keeps_profiles) are
-// reused at no cost when the same Profiler is passed again; once `max_modes` are spent, a later
+// reused at no cost when the same Profiler is passed again; once `budget_modes` are spent, a later
 // problem adds new modes only if none of the kept ones meets its budgets.
 //
-//   FewShot s({.max_modes = 15}, FewShotPrior::cross_mode);
+//   FewShot s({.max_modes = 27, .budget_modes = 15}, FewShotPrior::cross_mode);
 //   Choice c = run_strategy(s, problem, context);
 #pragma once
 
@@ -43,9 +44,17 @@ enum class FewShotPrior {
 };
 
 struct FewShotOptions {
-  int max_modes = 15;  // profiling budget per problem (distinct new modes)
+  // The cap: new modes per problem (distinct), max_modes() and what a Profiler is given. The
+  // search spends at most budget_modes of them (or a later problem's share, below); only while
+  // nothing measured meets the budgets once those are spent does it go on, with the same scoring,
+  // up to max_modes less budget_modes more: it stops at the first feasible measurement, or where
+  // no mode is likely feasible (as within the budget).
+  int max_modes = 27;
+  int budget_modes = 15;  // at most max_modes
+  // The modes past budget_modes only for problems with at least this many inference streams.
+  int unfound_min_streams = 2;
   // New modes for a later problem through the same profiler (a dynamic case's later segment):
-  // max_modes less the modes already measured, but at least followup_modes when none of the
+  // budget_modes less the modes already measured, but at least followup_modes when none of the
   // kept modes meets the later problem's budgets, else at least followup_found_modes.
   int followup_modes = 4;
   int followup_found_modes = 0;
