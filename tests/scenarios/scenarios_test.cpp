@@ -770,15 +770,14 @@ TEST_CASE("the quickstart run twice gives byte-identical outputs", "[scenarios][
 // published); a lower memory clock slows ResNet-18.
 namespace {
 
-double cached_epoch_s(const std::string& workload, const std::string& dataset, double scale,
-                      double cpu_mhz, double gpu_mhz, double emc_mhz, int cores = 8,
-                      int workers = 4) {
+// The cached second epoch of a training-only scenario on `device` (the scenario's device mapping,
+// inline): minibatch 16, 2 epochs, `workers` dataloader workers on eMMC.
+double second_epoch_s(const std::string& device, const std::string& workload,
+                      const std::string& dataset, double scale, int workers) {
   TempDir dir;
-  const fs::path file = dir.path() / "sensitivity.yaml";
-  std::ofstream(file) << "version: 1\nname: sensitivity\nseed: 7\nduration_s: 1000000\n"
-                      << "device: {model: xavier-agx-32gb, cores: " << cores
-                      << ", cpu_mhz: " << cpu_mhz << ", gpu_mhz: " << gpu_mhz
-                      << ", emc_mhz: " << emc_mhz << "}\n"
+  const fs::path file = dir.path() / "epochs.yaml";
+  std::ofstream(file) << "version: 1\nname: epochs\nseed: 7\nduration_s: 1000000\n"
+                      << "device: " << device << "\n"
                       << "gpu_sharing: managed\ntraining:\n  workload: " << workload
                       << "\n  dataset: " << dataset
                       << "\n  batch_size: 16\n  epochs: 2\n  data_pipeline: dataloader\n"
@@ -792,6 +791,15 @@ double cached_epoch_s(const std::string& workload, const std::string& dataset, d
   REQUIRE(run.result.training);
   REQUIRE(run.result.training->epochs.size() == 2);
   return run.result.training->epochs[1].time_s;
+}
+
+double cached_epoch_s(const std::string& workload, const std::string& dataset, double scale,
+                      double cpu_mhz, double gpu_mhz, double emc_mhz, int cores = 8,
+                      int workers = 4) {
+  std::ostringstream device;
+  device << "{model: xavier-agx-32gb, cores: " << cores << ", cpu_mhz: " << cpu_mhz
+         << ", gpu_mhz: " << gpu_mhz << ", emc_mhz: " << emc_mhz << "}";
+  return second_epoch_s(device.str(), workload, dataset, scale, workers);
 }
 
 }  // namespace
@@ -893,23 +901,10 @@ namespace {
 // eMMC) at `cores` online cores and CPU `cpu_mhz`, the GPU and EMC at their top clocks.
 double orin_epoch_s(const std::string& workload, const std::string& dataset, double scale,
                     int cores, double cpu_mhz) {
-  TempDir dir;
-  const fs::path file = dir.path() / "orin.yaml";
-  std::ofstream(file) << "version: 1\nname: orin\nseed: 7\nduration_s: 1000000\n"
-                      << "device: {model: orin-agx-64gb, perf_model: analytic-modes, cores: "
-                      << cores << ", cpu_mhz: " << cpu_mhz << ", gpu_mhz: 1300.5, emc_mhz: 3199}\n"
-                      << "gpu_sharing: managed\ntraining:\n  workload: " << workload
-                      << "\n  dataset: " << dataset
-                      << "\n  batch_size: 16\n  epochs: 2\n  data_pipeline: dataloader\n"
-                      << "  dataloader: {workers: 4, prefetch_factor: 2, storage: emmc, "
-                      << "dataset_scale: " << scale << "}\n"
-                      << "outputs: {requests: false, minibatches: false, power: false, "
-                         "trace: false, epochs: false}\n";
-  const app::ScenarioRun run =
-      app::run_scenario_file({.scenario_path = file.string()}, dir.path() / "out");
-  REQUIRE(run.result.training);
-  REQUIRE(run.result.training->epochs.size() == 2);
-  return run.result.training->epochs[1].time_s;
+  std::ostringstream device;
+  device << "{model: orin-agx-64gb, perf_model: analytic-modes, cores: " << cores
+         << ", cpu_mhz: " << cpu_mhz << ", gpu_mhz: 1300.5, emc_mhz: 3199}";
+  return second_epoch_s(device.str(), workload, dataset, scale, 4);
 }
 
 }  // namespace
