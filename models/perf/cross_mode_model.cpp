@@ -301,6 +301,22 @@ double activation_bytes_per_sample(const DeviceSpec& device, const Workload& wor
   return std::max(0.0, (bytes(kZeroShotBatch) - bytes(1)) / (kZeroShotBatch - 1));
 }
 
+double training_kernel_ratio(const DeviceSpec& device, const CrossModeCalibration& calibration,
+                             const std::string& workload_name, const WorkloadCatalog& catalog) {
+  if (!calibration.graph) return 1.0;
+  double log_sum = 0;
+  int n = 0;
+  for (const auto& [key, w] : calibration.workloads) {
+    if (key.second != Phase::training || key.first == workload_name) continue;
+    const CrossModeWorkload g = graph_parameters(
+        *calibration.graph, op_class_shares(device, catalog.get(key.first), Phase::training));
+    if (!(w.kernel_scale > 0) || !(g.kernel_scale > 0)) continue;
+    log_sum += std::log(w.kernel_scale / g.kernel_scale);
+    ++n;
+  }
+  return n > 0 ? std::exp(log_sum / n) : 1.0;
+}
+
 CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
                                        const CrossModeCalibration& calibration,
                                        const Workload& workload, Phase phase,
@@ -352,6 +368,9 @@ CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
   CrossModeWorkload z;
   if (calibration.graph) {
     z = graph_parameters(*calibration.graph, op_class_shares(device, workload, phase));
+    if (phase == Phase::training) {
+      z.kernel_scale *= training_kernel_ratio(device, calibration, workload.name(), catalog);
+    }
   } else {
     z.eff_compute = std::exp(log_c / total);
     z.eff_memory = std::exp(log_m / total);

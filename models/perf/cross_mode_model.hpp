@@ -233,9 +233,18 @@ CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShar
 // the layer graph: (B(16) - B(1)) / 15, L2-resident layers included.
 double activation_bytes_per_sample(const DeviceSpec& device, const Workload& workload, Phase phase);
 
+// Launches per graph kernel that training issues against what the graph coefficients give: the
+// geometric mean, over the calibration's training workloads other than `workload_name`, of the
+// fitted kernel_scale over graph_parameters' kernel_scale of the same workload (autograd issues
+// the backward kernels from C++, and a training step's long kernels hide launches). 1 without
+// graph coefficients or without another training workload.
+double training_kernel_ratio(const DeviceSpec& device, const CrossModeCalibration& calibration,
+                             const std::string& workload_name, const WorkloadCatalog& catalog);
+
 // Zero-shot parameters of a workload nobody profiled, from its own layer graph through the
 // device's coefficients. With graph coefficients (fit_graph_coefficients): graph_parameters of
-// the workload's op-class shares. Without: the geometric mean of the calibrated workloads'
+// the workload's op-class shares, a training workload's kernel_scale times
+// training_kernel_ratio. Without: the geometric mean of the calibrated workloads'
 // parameters weighted by how alike their graphs are (op-class shares of FLOPs and bytes,
 // arithmetic intensity and work per kernel; Gaussian weight). CPU work per sample
 // (preprocess_ms), which the graph does not describe: the same phase's calibrated workloads'
