@@ -301,20 +301,56 @@ double activation_bytes_per_sample(const DeviceSpec& device, const Workload& wor
   return std::max(0.0, (bytes(kZeroShotBatch) - bytes(1)) / (kZeroShotBatch - 1));
 }
 
-double training_kernel_ratio(const DeviceSpec& device, const CrossModeCalibration& calibration,
-                             const std::string& workload_name, const WorkloadCatalog& catalog) {
-  if (!calibration.graph) return 1.0;
-  double log_sum = 0;
-  int n = 0;
-  for (const auto& [key, w] : calibration.workloads) {
-    if (key.second != Phase::training || key.first == workload_name) continue;
-    const CrossModeWorkload g = graph_parameters(
-        *calibration.graph, op_class_shares(device, catalog.get(key.first), Phase::training));
-    if (!(w.kernel_scale > 0) || !(g.kernel_scale > 0)) continue;
-    log_sum += std::log(w.kernel_scale / g.kernel_scale);
-    ++n;
+double kernel_launch_ratio(const DeviceSpec& device, const CrossModeDevice& d,
+                           const CrossModeWorkload& w, const Workload& workload) {
+  if (device.gpu_hz.empty() || device.cpu_khz.empty() || device.emc_hz.empty() ||
+      !(d.launch_us > 0)) {
+    return 1.0;
   }
-  return n > 0 ? std::exp(log_sum / n) : 1.0;
+  const PowerMode top{std::max(1, device.cpu_cores), device.cpu_khz.back(), device.gpu_hz.back(),
+                      device.emc_hz.back(), device.gpu_tpcs};
+  const WorkFeatures f = work_features(device, workload, Phase::training, kZeroShotBatch);
+  if (!(f.kernels > 0)) return 1.0;
+  CrossModeWorkload gpu_only = w;
+  gpu_only.preprocess_ms = 0;
+  const CrossModeEstimate e =
+      cross_mode_estimate(device, d, gpu_only, Phase::training, f, top, kZeroShotBatch);
+  const double launch_s = f.kernels * d.launch_us * 1e-6 * (d.cpu_ref_khz / top.cpu_khz);
+  return e.gpu_s > 0 ? e.gpu_s / launch_s : 1.0;
+}
+
+double launch_hiding_ratio(const std::vector<LaunchHiding>& others, double kernel_over_launch) {
+  double log_sum = 0, weights = 0;
+  for (const LaunchHiding& o : others) {
+    if (!(o.ratio > 0) || !(o.kernel_over_launch > 0)) continue;
+    const double weight = 1 / o.kernel_over_launch;
+    log_sum += weight * std::log(o.ratio * o.kernel_over_launch);
+    weights += weight;
+  }
+  if (!(weights > 0) || !(kernel_over_launch > 0)) return 1.0;
+  // Kernels shorter than their launches hide none of them: every launch costs its time, as the
+  // graph counts it.
+  return std::min(1.0, std::exp(log_sum / weights) / kernel_over_launch);
+}
+
+double training_kernel_ratio(const DeviceSpec& device, const CrossModeCalibration& calibration,
+                             const Workload& workload, const WorkloadCatalog& catalog) {
+  if (!calibration.graph) return 1.0;
+  std::vector<LaunchHiding> others;
+  for (const auto& [key, w] : calibration.workloads) {
+    if (key.second != Phase::training || key.first == workload.name()) continue;
+    const Workload& other = catalog.get(key.first);
+    const CrossModeWorkload g =
+        graph_parameters(*calibration.graph, op_class_shares(device, other, Phase::training));
+    if (!(w.kernel_scale > 0) || !(g.kernel_scale > 0)) continue;
+    others.push_back({w.kernel_scale / g.kernel_scale,
+                      kernel_launch_ratio(device, calibration.device, w, other)});
+  }
+  if (others.empty()) return 1.0;
+  const CrossModeWorkload own =
+      graph_parameters(*calibration.graph, op_class_shares(device, workload, Phase::training));
+  return launch_hiding_ratio(others,
+                             kernel_launch_ratio(device, calibration.device, own, workload));
 }
 
 CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
@@ -369,7 +405,7 @@ CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
   if (calibration.graph) {
     z = graph_parameters(*calibration.graph, op_class_shares(device, workload, phase));
     if (phase == Phase::training) {
-      z.kernel_scale *= training_kernel_ratio(device, calibration, workload.name(), catalog);
+      z.kernel_scale *= training_kernel_ratio(device, calibration, workload, catalog);
     }
   } else {
     z.eff_compute = std::exp(log_c / total);

@@ -233,13 +233,38 @@ CrossModeWorkload graph_parameters(const GraphCoefficients& g, const OpClassShar
 // the layer graph: (B(16) - B(1)) / 15, L2-resident layers included.
 double activation_bytes_per_sample(const DeviceSpec& device, const Workload& workload, Phase phase);
 
-// Launches per graph kernel that training issues against what the graph coefficients give: the
-// geometric mean, over the calibration's training workloads other than `workload_name`, of the
-// fitted kernel_scale over graph_parameters' kernel_scale of the same workload (autograd issues
-// the backward kernels from C++, and a training step's long kernels hide launches). 1 without
-// graph coefficients or without another training workload.
+// How long a training workload's kernels run against the host's time to launch them: its GPU
+// time per kernel (compute and DRAM, parameters `w`, no data pipeline) over the device's launch
+// time per kernel, at the device's top clocks with every core, at batch 16. 1 where the device
+// has no clock tables or no launch time.
+double kernel_launch_ratio(const DeviceSpec& device, const CrossModeDevice& d,
+                           const CrossModeWorkload& w, const Workload& workload);
+
+// One calibrated training workload as launch hiding sees it: its fitted kernel_scale over its
+// graph's, and its kernel_launch_ratio.
+struct LaunchHiding {
+  double ratio = 1;
+  double kernel_over_launch = 1;
+};
+
+// A launch hides behind the kernel running when it is issued, so the share of launches that cost
+// host time goes as launch time over kernel time: ratio x kernel_over_launch is taken as common
+// to training. Its value is the geometric mean over `others` of ratio_j x kernel_over_launch_j,
+// each weighted by 1 / kernel_over_launch_j (a workload whose launches are a small part of its
+// time says little about them); the ratio of a workload whose kernels run kernel_over_launch
+// times its launch time is that value over kernel_over_launch, at most 1 (kernels shorter than
+// their launches hide none: every launch costs its time, as the graph counts it). 1 without
+// others.
+double launch_hiding_ratio(const std::vector<LaunchHiding>& others, double kernel_over_launch);
+
+// Launches per graph kernel that training issues against what the graph coefficients give:
+// launch_hiding_ratio over the calibration's training workloads other than `workload` (fitted
+// kernel_scale over graph_parameters' of the same workload, kernel_launch_ratio with the fitted
+// parameters) at `workload`'s kernel_launch_ratio with its graph_parameters (autograd issues the
+// backward kernels from C++, and a training step's long kernels hide launches). 1 without graph
+// coefficients or without another training workload.
 double training_kernel_ratio(const DeviceSpec& device, const CrossModeCalibration& calibration,
-                             const std::string& workload_name, const WorkloadCatalog& catalog);
+                             const Workload& workload, const WorkloadCatalog& catalog);
 
 // Zero-shot parameters of a workload nobody profiled, from its own layer graph through the
 // device's coefficients. With graph coefficients (fit_graph_coefficients): graph_parameters of
