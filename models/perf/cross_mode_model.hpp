@@ -235,9 +235,9 @@ double nchw_copy_byte_factor(double in_elements, double out_elements, std::int64
 // on a Titan Xp, 30 SMs of 128 FP32 lanes at 1582 MHz: 48.4 M SM-cycles for 151 M MACs), where
 // the FP32 peak is one per lane and cycle. The factor: that cost times the FP32 lanes per SM
 // (cuda_cores / gpu_sms), 41 on Orin AGX's 128-lane SMs; the window enters through the MACs
-// (k^2 per output element). Training's passes take the same rate (the input gradient is the same
-// loop; the weight gradient a reduction over batch x positions with as many loads per MAC).
-// nullopt without the device's SM count.
+// (k^2 per output element) and the loop that runs it (depthwise_window_cost). Training's passes
+// take the same rate (the input gradient is the same loop; the weight gradient a reduction over
+// batch x positions with as many loads per MAC). nullopt without the device's SM count.
 constexpr double kDepthwiseSmCyclesPerMac = 0.32;
 std::optional<double> depthwise_flop_cost(const DeviceSpec& device);
 
