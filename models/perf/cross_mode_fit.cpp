@@ -899,6 +899,25 @@ ModeErrors nearest_neighbour_errors(const DeviceSpec& device, const std::vector<
   return grouped_errors(device, rows, std::move(time_err), std::move(power_err));
 }
 
+namespace {
+
+// A class no calibrated workload has stays at the prior, but for the grouped convolutions'
+// compute: where none of the fitted workloads has a depthwise layer, their FLOPs take the rate of
+// the kernels that run them (depthwise_flop_cost) instead of the calibrated workloads' mean.
+GraphCoefficients with_depthwise_rate(const DeviceSpec& device,
+                                      const std::map<WorkloadKey, OpClassShares>& shares,
+                                      GraphCoefficients g) {
+  for (const auto& [key, s] : shares) {
+    if (s.flops[kGroupedConvClass] > 0) return g;
+  }
+  if (const auto cost = depthwise_flop_cost(device)) {
+    g.inv_compute[kGroupedConvClass] = std::log(*cost);
+  }
+  return g;
+}
+
+}  // namespace
+
 GraphCoefficients fit_graph_coefficients(const DeviceSpec& device,
                                          const CrossModeCalibration& calibration,
                                          const std::vector<ModeRow>& rows,
@@ -1022,7 +1041,7 @@ GraphCoefficients fit_graph_coefficients(const DeviceSpec& device,
     }
     if (!accepted) break;
   }
-  return decode(t);
+  return with_depthwise_rate(device, shares, decode(t));
 }
 
 std::vector<ZeroShotResult> zero_shot_leave_one_out(const DeviceSpec& device,

@@ -155,7 +155,8 @@ ModeErrors nearest_neighbour_errors(const DeviceSpec& device, const std::vector<
 // (graph_parameters) and its own preprocess_ms kept: Levenberg-Marquardt on the same residuals
 // and Huber loss as fit_cross_mode, at most `per_workload` rows of each (workload, phase) (evenly
 // spaced, so each weighs alike), a weak prior (weight 0.3) holding every log coefficient near the
-// geometric mean of the calibrated parameters (a class no workload has stays there). Deterministic.
+// geometric mean of the calibrated parameters (a class no workload has stays there, but for the
+// grouped convolutions' compute, which then takes depthwise_flop_cost). Deterministic.
 GraphCoefficients fit_graph_coefficients(const DeviceSpec& device,
                                          const CrossModeCalibration& calibration,
                                          const std::vector<ModeRow>& rows,

@@ -170,6 +170,21 @@ std::map<std::string, double> recurrent_tile_utilization(const Workload& workloa
   return out;
 }
 
+// The window cost of each depthwise layer (depthwise_window_cost), by layer name.
+std::map<std::string, double> depthwise_window_costs(const Workload& workload, Phase phase) {
+  std::map<std::string, double> out;
+  const GraphWorkload* gw = workload.graph();
+  if (gw == nullptr) return out;
+  const Graph& g = gw->layers().graph();
+  for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) {
+    const Layer& l = g[v];
+    if (l.kind == OpKind::conv && l.grouped) {
+      out[l.name] = depthwise_window_cost(l.geometry.kernel, phase);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload, Phase phase) {
@@ -225,6 +240,9 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
   // FLOP, over their tiles' utilization; their activity, bytes and kernels stay the recurrent
   // class's.
   const std::map<std::string, double> recurrent = recurrent_tile_utilization(workload);
+  // Depthwise layers: their FLOPs count as their window's loop runs them (the grouped class's
+  // compute coefficient is the 3x3 rate, depthwise_flop_cost).
+  const std::map<std::string, double> window_cost = depthwise_window_costs(workload, phase);
   std::array<double, kOpClasses> tile_flops{};
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const LayerWork& l = layers[i];
@@ -232,7 +250,9 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
     const auto u = utilization.find(l.name);
     const auto r = recurrent.find(l.name);
     const double tile = u != utilization.end() ? u->second : r != recurrent.end() ? r->second : 1.0;
-    s.padded_flops[r != recurrent.end() ? dense_conv : c] += l.flops / tile;
+    const auto dw = window_cost.find(l.name);
+    s.padded_flops[r != recurrent.end() ? dense_conv : c] +=
+        l.flops / tile * (dw != window_cost.end() ? dw->second : 1.0);
     tile_flops[c] += l.flops / tile;
     const double all = dram_bytes(device, l);
     const double fixed =
@@ -263,6 +283,17 @@ OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload
 double nchw_copy_byte_factor(double in_elements, double out_elements, std::int64_t window) {
   if (window <= 1 || !(in_elements + out_elements > 0)) return 1.0;
   return (3 * in_elements + out_elements) / (in_elements + out_elements);
+}
+
+double depthwise_window_cost(std::int64_t window, Phase phase) {
+  if (window == 1 || window == 3) return 1.0;
+  return phase == Phase::training ? (2 * kGenericWindowTapCost + 1) / 3 : kGenericWindowTapCost;
+}
+
+std::optional<double> depthwise_flop_cost(const DeviceSpec& device) {
+  if (device.gpu_sms <= 0 || device.cuda_cores <= 0) return std::nullopt;
+  const double lanes_per_sm = static_cast<double>(device.cuda_cores) / device.gpu_sms;
+  return kDepthwiseSmCyclesPerMac * lanes_per_sm;
 }
 
 double tensor_tile_utilization(double out_channels, double reduction) {

@@ -147,6 +147,7 @@ using WorkloadKey = std::pair<std::string, Phase>;
 // ...), recurrent layers (LSTM: cuDNN issues kernels per time step and re-reads the recurrent
 // matrix, unlike a transformer's matrix products).
 constexpr std::size_t kOpClasses = 5;
+constexpr std::size_t kGroupedConvClass = 1;  // the grouped/depthwise convolutions' index
 struct GraphCoefficients {
   std::array<double, kOpClasses> inv_compute{};  // log of 1/eff_compute per FLOP of the class
   std::array<double, kOpClasses> inv_memory{};   // log of 1/eff_memory per byte of the class
@@ -192,7 +193,8 @@ RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
 // the bytes that grow with the batch (activations; per layer B(16) - (2 B(1) - B(2))), the ones
 // eff_memory applies to (weights stream at the device's eff_weights). `padded_flops`: the FLOPs of
 // the class as the GPU's GEMM tiles execute them (each dense convolution's FLOPs over its tile
-// utilization, tensor_tile_utilization), over W's FLOPs; a recurrent layer's matrix products run
+// utilization, tensor_tile_utilization; each depthwise convolution's times its window's loop cost,
+// depthwise_window_cost), over W's FLOPs; a recurrent layer's matrix products run
 // on the tensor cores as cuDNN runs a dense convolution (TF32), so their FLOPs over their tiles'
 // utilization count in the dense-convolution entry.
 //
@@ -222,6 +224,34 @@ double tensor_tile_utilization(double out_channels, double reduction);
 // A 1x1 convolution is a plain GEMM on an NCHW sample (channels x positions) and needs no copy:
 // 1, as for a window of 1 or none.
 double nchw_copy_byte_factor(double in_elements, double out_elements, std::int64_t window);
+
+// The time of a depthwise convolution's FLOP over the time of a FLOP at the GPU's FP32 peak, for
+// the grouped class where no calibrated workload has one (fit_graph_coefficients). PyTorch runs
+// FP32 NCHW depthwise convolutions on its own kernels, not cuDNN's: one thread per output element
+// loops over the window, each tap loading an input and a weight through the read-only cache and
+// checking the padding bounds, one multiply-accumulate per tap. Loads and index arithmetic bound
+// it, not the FMA lanes: measured, kDepthwiseSmCyclesPerMac SM-cycles per multiply-accumulate
+// (PyTorch issue 18631: a 3x3 depthwise layer of 32 channels on 2 x 32 x 512 x 512 took 1.02 ms
+// on a Titan Xp, 30 SMs of 128 FP32 lanes at 1582 MHz: 48.4 M SM-cycles for 151 M MACs), where
+// the FP32 peak is one per lane and cycle. The factor: that cost times the FP32 lanes per SM
+// (cuda_cores / gpu_sms), 41 on Orin AGX's 128-lane SMs; the window enters through the MACs
+// (k^2 per output element) and the loop that runs it (depthwise_window_cost). Training's passes
+// take the same rate (the input gradient is the same loop; the weight gradient a reduction over
+// batch x positions with as many loads per MAC). nullopt without the device's SM count.
+constexpr double kDepthwiseSmCyclesPerMac = 0.32;
+std::optional<double> depthwise_flop_cost(const DeviceSpec& device);
+
+// A depthwise layer's FLOPs as its window's kernel runs them, over the unrolled 3x3 loop's
+// (op_class_shares' padded_flops of the grouped class). PyTorch 1.12's depthwise forward and
+// input-gradient kernels are templates unrolled for 3x3 and 1x1 windows; any other window (5x5 in
+// MobileNetV3) runs the generic loop, its bounds known only at run time: no unrolling, no
+// constant offsets, a loop test per tap, about kGenericWindowTapCost times the unrolled loop's
+// cost per tap (PyTorch's maintainers' estimate, issue 1708; the 5x5 templates were added only in
+// 2024, pull requests 125362 and 129609). The weight gradient is one loop for every window.
+// Inference: kGenericWindowTapCost; training, its three passes alike in FLOPs, (2 x it + 1) / 3;
+// 1 for a 1x1 or 3x3 window.
+constexpr double kGenericWindowTapCost = 2;
+double depthwise_window_cost(std::int64_t window, Phase phase);
 
 // A workload's parameters from graph coefficients and its shares (preprocess_ms left 0):
 //   1 / eff_compute = sum_c padded_flops_c exp(inv_compute_c), 1 / eff_memory = sum_c moved_bytes_c

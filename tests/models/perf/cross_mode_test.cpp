@@ -230,7 +230,8 @@ TEST_CASE("a dense convolution's FLOPs count as its tensor-core tiles run them")
   const OpClassShares mnv3 = op_class_shares(d, catalog.get("mobilenetv3-large"), Phase::inference);
   CHECK(resnet.padded_flops[0] / resnet.flops[0] < 1.2);
   CHECK(yolo.padded_flops[0] / yolo.flops[0] > 1.8);
-  CHECK(mnv3.padded_flops[1] == Approx(mnv3.flops[1]));
+  // A depthwise convolution is not padded but counts its window's loop (depthwise_window_cost).
+  CHECK(mnv3.padded_flops[1] > mnv3.flops[1]);
   // Training adds the gradients' GEMMs: the weight gradient's N is input channels x window, so a
   // 64-channel layer idles less in training than in its forward pass alone.
   const OpClassShares r18_training = op_class_shares(d, catalog.get("resnet18"), Phase::training);
@@ -294,6 +295,71 @@ TEST_CASE("an LSTM's matrix products run at the dense class's rate over their te
   CHECK(yolo.tile_utilization[0] == Approx(0.45).margin(0.01));
   CHECK(resnet.tile_utilization[3] == 1);
   CHECK(yolo.tile_utilization[2] == 1);
+}
+
+TEST_CASE(
+    "a depthwise convolution's FLOP costs PyTorch's native kernel's SM-cycles per multiply-"
+    "accumulate at its window where no calibrated workload has one") {
+  // 0.32 SM-cycles per MAC against one MAC per FP32 lane and cycle at the peak: Orin AGX's SMs
+  // have 2048 / 16 = 128 lanes, so a depthwise FLOP takes 0.32 x 128 = 40.96 peak FLOP times.
+  // (The measurement behind 0.32: 2 x 32 x 512 x 512 outputs x 9 taps = 150,994,944 MACs in
+  // 1.02 ms on 30 SMs at 1582 MHz, 48,409,200 SM-cycles: 0.3206 per MAC.)
+  const DeviceSpec d = testing::orin_agx_64gb();
+  REQUIRE(depthwise_flop_cost(d).has_value());
+  CHECK(*depthwise_flop_cost(d) == Approx(40.96));
+  CHECK(30 * 1582e6 * 1.02e-3 / (2.0 * 32 * 512 * 512 * 9) ==
+        Approx(kDepthwiseSmCyclesPerMac).epsilon(0.01));
+  DeviceSpec unknown = d;
+  unknown.gpu_sms = 0;
+  CHECK_FALSE(depthwise_flop_cost(unknown).has_value());
+
+  // PyTorch 1.12 unrolls the 3x3 and 1x1 windows; a 5x5 window runs the generic loop at twice
+  // the cost per tap in the forward and input-gradient kernels, once in the weight gradient's.
+  CHECK(depthwise_window_cost(3, Phase::inference) == 1);
+  CHECK(depthwise_window_cost(1, Phase::training) == 1);
+  CHECK(depthwise_window_cost(5, Phase::inference) == 2);
+  CHECK(depthwise_window_cost(5, Phase::training) == Approx((2 + 2 + 1) / 3.0));
+  // MobileNetV3-Large's depthwise MACs per sample: 3x3 in blocks 1-3 and 7-12, 16 x 112^2 x 9 +
+  // 64 x 56^2 x 9 + 72 x 56^2 x 9 + 240 x 14^2 x 9 + 200 x 14^2 x 9 + 2 x 184 x 14^2 x 9 +
+  // 480 x 14^2 x 9 + 672 x 14^2 x 9 = 9,102,240; 5x5 in blocks 4-6 and 13-15, 72 x 28^2 x 25 +
+  // 2 x 120 x 28^2 x 25 + 672 x 7^2 x 25 + 2 x 960 x 7^2 x 25 = 9,290,400. Their FLOPs as the
+  // loops run them: (9,102,240 + 2 x 9,290,400) / 18,392,640 = 1.5051 in inference, with 5/3
+  // for the 5x5 layers 1.3367 in training.
+  const WorkloadCatalog& catalog = workload_catalog();
+  for (const auto& [phase, ratio] :
+       {std::pair{Phase::inference, 1.5051}, std::pair{Phase::training, 1.3367}}) {
+    const OpClassShares mnv3 = op_class_shares(d, catalog.get("mobilenetv3-large"), phase);
+    CHECK(mnv3.padded_flops[kGroupedConvClass] / mnv3.flops[kGroupedConvClass] ==
+          Approx(ratio).epsilon(1e-4));
+    CHECK(mnv3.tile_utilization[kGroupedConvClass] == 1);
+  }
+
+  // The graph coefficients fitted on rows of ResNet-50 inference alone (no grouped convolution):
+  // the grouped class's compute coefficient is log 40.96, whatever the rows; with MobileNetV3
+  // among the calibrated workloads its rows set it.
+  const auto rows_of = [&](const CrossModeCalibration& cal, const std::string& name) {
+    std::vector<ModeRow> rows;
+    for (double gpu : {318750000.0, 1300500000.0}) {
+      for (int batch : {1, 16}) {
+        const PowerMode mode{12, 2201600, gpu, 3199000000, 8};
+        const auto e = cross_mode_estimate(
+            d, cal.device, cal.workloads.at({name, Phase::inference}), Phase::inference,
+            work_features(d, catalog.get(name), Phase::inference, batch), mode, batch);
+        rows.push_back({name, Phase::inference, mode, batch, e.time_s, e.power_w});
+      }
+    }
+    return rows;
+  };
+  CrossModeCalibration cal;
+  cal.workloads[{"resnet50", Phase::inference}] = {0.7, 0.7, 1, 1.5, 5};
+  const GraphCoefficients without =
+      fit_graph_coefficients(d, cal, rows_of(cal, "resnet50"), catalog);
+  CHECK(without.inv_compute[kGroupedConvClass] == Approx(std::log(40.96)));
+  cal.workloads[{"mobilenetv3-large", Phase::inference}] = {0.085, 0.5, 0.13, 1.7, 6.5};
+  std::vector<ModeRow> rows = rows_of(cal, "resnet50");
+  for (ModeRow& r : rows_of(cal, "mobilenetv3-large")) rows.push_back(r);
+  const GraphCoefficients with = fit_graph_coefficients(d, cal, rows, catalog);
+  CHECK(std::abs(with.inv_compute[kGroupedConvClass] - std::log(40.96)) > 0.1);
 }
 
 // Zero-shot, leave one workload out (docs/MODEL.md, "Zero-shot and few-shot"), on three workloads
