@@ -267,7 +267,9 @@ const MeasuredSet& Als::explore(const Problem& problem, Profiler& profiler,
   kept_ = std::make_unique<MeasuredSet>(MeasuredSet::for_problem(problem, context));
   MeasuredSet& set = *kept_;
   const models::ModeSpace& grid = context.grid;
-  SeriesModels models(grid, set.series().size());
+  GpOptions gp;
+  gp.per_axis = options_.per_axis_length_scales;
+  SeriesModels models(grid, set.series().size(), gp);
   if (!options_.prior_data_dir.empty()) {
     const std::string file =
         cross_mode_calibration_path(options_.prior_data_dir, context.device.name);
@@ -465,6 +467,7 @@ std::unique_ptr<Strategy> make_als_modes(const StrategyOptions& options) {
   if (options.max_modes) o.max_modes = *options.max_modes;
   if (options.k) o.seed_modes = *options.k;
   o.prior_data_dir = options.data_dir;
+  o.per_axis_length_scales = false;  // measured with one length scale; not re-measured
   return std::make_unique<Als>(o);
 }
 

@@ -68,6 +68,10 @@ struct AlsOptions {
   // training runs no minibatch and the power judged is the stream's own, not the max with the
   // training's (docs/SEARCH.md, "als", step 2).
   bool stream_power_views = true;
+  // The surrogates' kernel takes a length scale per mode axis (cores, CPU, GPU, EMC clock), each
+  // chosen by the marginal likelihood (GpOptions::per_axis), where false keeps one length scale
+  // for all four (docs/SEARCH.md, "als", the surrogates). `als-modes` keeps the one length scale.
+  bool per_axis_length_scales = true;
 };
 
 class Als : public Strategy {

@@ -186,8 +186,12 @@ std::vector<std::size_t> MeasuredSet::pareto_modes() const {
   return out;
 }
 
-SeriesModels::SeriesModels(const models::ModeSpace& grid, std::size_t series)
-    : features_(grid), time_offset_(series), power_offset_(series), estimates_(series) {}
+SeriesModels::SeriesModels(const models::ModeSpace& grid, std::size_t series, GpOptions options)
+    : features_(grid),
+      bank_(std::move(options)),
+      time_offset_(series),
+      power_offset_(series),
+      estimates_(series) {}
 
 void SeriesModels::set_offsets(std::size_t s, Eigen::VectorXd log_time, Eigen::VectorXd power) {
   time_offset_.at(s) = std::move(log_time);

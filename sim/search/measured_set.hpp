@@ -90,7 +90,8 @@ class MeasuredSet {
 // GP surrogates of log time and power for every series of a MeasuredSet, over a grid.
 class SeriesModels {
  public:
-  SeriesModels(const models::ModeSpace& grid, std::size_t series);
+  // `options`: the GP bank's (one kernel for every series' time and power).
+  SeriesModels(const models::ModeSpace& grid, std::size_t series, GpOptions options = {});
   // Refits on the set's kept modes; `offsets` (per series, per grid mode: a prior's log time and
   // power, or empty) are subtracted before fitting and added back in predictions.
   void fit(const MeasuredSet& set, bool reselect);

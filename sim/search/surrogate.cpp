@@ -145,6 +145,12 @@ namespace fulcrum::sim::search {
 
 namespace {
 
+// The rows of x with each column divided by its axis factor (the factors: a length scale per axis
+// in a common unit).
+Eigen::MatrixXd per_axis(const Eigen::MatrixXd& x, const Eigen::VectorXd& axis) {
+  return (x.array().rowwise() / axis.transpose().array()).matrix();
+}
+
 // exp(-|a_i - b_j|^2 / (2 l^2)) for every pair of rows.
 Eigen::MatrixXd correlation(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double l) {
   const Eigen::VectorXd an = a.rowwise().squaredNorm();
@@ -156,9 +162,10 @@ Eigen::MatrixXd correlation(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, 
 
 }  // namespace
 
-double GpBank::factor(double length_scale, bool keep) {
+double GpBank::factor(double length_scale, const Eigen::VectorXd& axis, bool keep) {
   const Eigen::Index n = x_.rows();
-  Eigen::MatrixXd c = correlation(x_, x_, length_scale);
+  const Eigen::MatrixXd xs = per_axis(x_, axis);
+  Eigen::MatrixXd c = correlation(xs, xs, length_scale);
   c.diagonal().array() += options_.nugget + 1e-10;
   Eigen::LLT<Eigen::MatrixXd> llt(c);
   if (llt.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
@@ -174,6 +181,7 @@ double GpBank::factor(double length_scale, bool keep) {
     llt_ = llt;
     alpha_ = alpha;
     length_scale_ = length_scale;
+    axis_ = axis;
   }
   return lml;
 }
@@ -196,11 +204,22 @@ void GpBank::fit(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen
     signal_var_(j) = std::max(var, min_sd(j) * min_sd(j));
   }
   if (!reselect && length_scale_ > 0) {
-    factor(length_scale_, true);
+    factor(length_scale_, axis_, true);
     return;
   }
-  factor(best_length_scale(options_.length_scales, [&](double l) { return factor(l, false); }),
-         true);
+  Eigen::VectorXd axis = Eigen::VectorXd::Ones(x.cols());
+  const double l =
+      best_length_scale(options_.length_scales, [&](double s) { return factor(s, axis, false); });
+  if (options_.per_axis && !options_.axis_factors.empty()) {
+    for (Eigen::Index d = 0; d < x.cols(); ++d) {
+      Eigen::VectorXd trial = axis;
+      axis(d) = best_length_scale(options_.axis_factors, [&](double f) {
+        trial(d) = f;
+        return factor(l, trial, false);
+      });
+    }
+  }
+  factor(l, axis, true);
 }
 
 void GpBank::predict(const Eigen::MatrixXd& x, Eigen::MatrixXd& mean, Eigen::MatrixXd& sd) const {
@@ -211,7 +230,8 @@ void GpBank::predict(const Eigen::MatrixXd& x, Eigen::MatrixXd& mean, Eigen::Mat
     for (Eigen::Index j = 0; j < targets; ++j) sd.col(j).setConstant(min_sd_(j) * 10);
     return;
   }
-  const Eigen::MatrixXd cs = correlation(x, x_, length_scale_);  // m x n
+  const Eigen::MatrixXd cs =
+      correlation(per_axis(x, axis_), per_axis(x_, axis_), length_scale_);  // m x n
   mean = with_intercept(x) * beta_ + cs * alpha_;
   const Eigen::MatrixXd v = llt_.matrixL().solve(cs.transpose());  // n x m
   const Eigen::VectorXd q =

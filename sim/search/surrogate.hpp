@@ -46,6 +46,12 @@ struct GpOptions {
   double ridge = 0.1;
   // Length scales (standardised units) tried; the one with the highest marginal likelihood wins.
   std::vector<double> length_scales = {0.5, 1.0, 2.0, 4.0};
+  // GpBank only: a length scale per feature axis (automatic relevance determination). After the
+  // common length scale, each axis in turn (cores, CPU, GPU, EMC) takes the factor on it from
+  // `axis_factors` with the highest marginal likelihood, the axes before it kept at theirs. Off:
+  // one isotropic kernel.
+  bool per_axis = false;
+  std::vector<double> axis_factors = {0.25, 0.5, 1.0, 2.0, 4.0};
 };
 
 class GaussianProcess {
@@ -85,7 +91,8 @@ namespace fulcrum::sim::search {
 
 // Several GPs on the same inputs at once (one target per column of Y): each target has its own
 // linear mean and signal variance, all share the correlation kernel and its length scale (chosen
-// by the summed marginal likelihood), so one factorisation serves them all.
+// by the summed marginal likelihood; per axis with GpOptions::per_axis), so one factorisation
+// serves them all.
 class GpBank {
  public:
   explicit GpBank(GpOptions options = {}) : options_(std::move(options)) {}
@@ -96,11 +103,17 @@ class GpBank {
   // floor x 10.
   void predict(const Eigen::MatrixXd& x, Eigen::MatrixXd& mean, Eigen::MatrixXd& sd) const;
   double length_scale() const { return length_scale_; }
+  // Per feature axis, the factor on length_scale() (ones without GpOptions::per_axis; empty
+  // before a fit).
+  const Eigen::VectorXd& axis_factors() const { return axis_; }
 
  private:
-  double factor(double length_scale, bool keep);
+  // The marginal likelihood summed over the targets at this kernel; with `keep`, the kernel is
+  // kept and factorised for predictions.
+  double factor(double length_scale, const Eigen::VectorXd& axis, bool keep);
 
   GpOptions options_;
+  Eigen::VectorXd axis_;  // per feature: the factor on length_scale_
   Eigen::MatrixXd x_, beta_, resid_, alpha_;
   Eigen::VectorXd signal_var_, min_sd_;
   Eigen::LLT<Eigen::MatrixXd> llt_;

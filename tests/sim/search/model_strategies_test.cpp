@@ -56,6 +56,53 @@ TEST_CASE("the GP interpolates a smooth function of the mode features", "[search
   CHECK(p.sd(static_cast<Eigen::Index>(sample[0])) < p.sd.maxCoeff());
 }
 
+TEST_CASE("a GP bank with a length scale per axis finds the axis its targets vary fast along",
+          "[search][surrogate]") {
+  const models::ModeSpace grid = models::ModeSpace::grid(orin(), "pagoda-441");
+  const ModeFeatures f(grid);
+  const Eigen::MatrixXd& x = f.all();
+  // Two targets that wave along the GPU clock (a period of about 1.6 standardised units), rise
+  // slowly with the cores and do not depend on the CPU or EMC clock at all.
+  auto truth = [&](Eigen::Index i, Eigen::Index j) {
+    return (j == 0 ? 1.0 : -2.0) * std::sin(4.0 * x(i, 2)) + 0.2 * x(i, 0);
+  };
+  const std::vector<std::size_t> sample = space_filling(f, 60);
+  Eigen::MatrixXd y(static_cast<Eigen::Index>(sample.size()), 2);
+  for (std::size_t k = 0; k < sample.size(); ++k) {
+    for (Eigen::Index j = 0; j < 2; ++j) {
+      y(static_cast<Eigen::Index>(k), j) = truth(static_cast<Eigen::Index>(sample[k]), j);
+    }
+  }
+  const Eigen::VectorXd floor = Eigen::VectorXd::Constant(2, 0.01);
+  auto held_out_rms = [&](const GpBank& bank) {
+    Eigen::MatrixXd mean, sd;
+    bank.predict(x, mean, sd);
+    std::set<std::size_t> in(sample.begin(), sample.end());
+    double sum = 0;
+    int n = 0;
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+      if (in.count(static_cast<std::size_t>(i)) != 0) continue;
+      for (Eigen::Index j = 0; j < 2; ++j) sum += std::pow(mean(i, j) - truth(i, j), 2);
+      n += 2;
+    }
+    return std::sqrt(sum / n);
+  };
+  GpBank one({.nugget = 1e-4});
+  one.fit(f.rows(sample), y, floor);
+  GpBank axes({.nugget = 1e-4, .per_axis = true});
+  axes.fit(f.rows(sample), y, floor);
+  const Eigen::VectorXd& a = axes.axis_factors();
+  INFO("length scale " << axes.length_scale() << ", axis factors " << a.transpose()
+                       << "; held-out rms " << held_out_rms(axes) << " against "
+                       << held_out_rms(one) << " with one length scale");
+  REQUIRE(a.size() == 4);
+  CHECK(one.axis_factors() == Eigen::VectorXd::Ones(4));
+  // The axes the targets ignore get longer length scales than the one they wave along.
+  CHECK(a(1) > a(2));
+  CHECK(a(3) > a(2));
+  CHECK(held_out_rms(axes) < held_out_rms(one));
+}
+
 TEST_CASE("space-filling samples are distinct and start in the middle", "[search][surrogate]") {
   const models::ModeSpace grid = models::ModeSpace::grid(orin(), "pagoda-441");
   const std::vector<std::size_t> s = space_filling(ModeFeatures(grid), 20);
@@ -174,18 +221,28 @@ const WorkloadSets kSliceSets = {{"resnet18", {"mobilenet_v3"}},
                                  {"bert_base", {"yolov8n"}},
                                  {"resnet18", {"mobilenet_v3", "lstm"}}};
 
+// The configurations a slice asks, and the one it explores at (by default a rate, latency and
+// power budget that the slice does not use either).
+struct SliceGrid {
+  std::vector<double> rates_per_s = {35, 75, 115};
+  std::vector<double> latency_s = {0.65, 1.1, 1.8};
+  std::vector<double> power_w = {12.5, 17.0, 22.5, 27.0, 33.5, 41.0, 47.5};
+  double explore_rate_per_s = 33, explore_latency_s = 0.7, explore_power_w = 12;
+};
+
 SliceQuality als_on_slice(const TableGroundTruth& truth, const AlsOptions& options,
                           Objective objective = Objective::per_window,
                           PowerConstraint power_kind = PowerConstraint::max_of_phases,
-                          const WorkloadSets& sets = kSliceSets) {
+                          const WorkloadSets& sets = kSliceSets, const SliceGrid& grid = {}) {
   std::vector<double> ratios;
   int met = 0;
   for (const auto& [training, streams] : sets) {
     Problem base;
     base.training = training;
-    // Explored at a rate and latency budget that the slice does not use either.
-    for (const std::string& w : streams) base.streams.push_back({w, 33, 0.7, {}});
-    base.power_budget_w = 12;
+    for (const std::string& w : streams) {
+      base.streams.push_back({w, grid.explore_rate_per_s, grid.explore_latency_s, {}});
+    }
+    base.power_budget_w = grid.explore_power_w;
     base.objective = objective;
     base.power_kind = power_kind;
     if (power_kind == PowerConstraint::time_weighted)
@@ -194,9 +251,9 @@ SliceQuality als_on_slice(const TableGroundTruth& truth, const AlsOptions& optio
     Als als(options);
     Profiler profiler(truth);
     als.explore(base, profiler, ctx);
-    for (double a : {35.0, 75.0, 115.0}) {
-      for (double l : {0.65, 1.1, 1.8}) {
-        for (double w : {12.5, 17.0, 22.5, 27.0, 33.5, 41.0, 47.5}) {
+    for (double a : grid.rates_per_s) {
+      for (double l : grid.latency_s) {
+        for (double w : grid.power_w) {
           Problem q = base;
           for (SearchStream& st : q.streams) {
             st.arrival_per_s = a;
@@ -228,11 +285,18 @@ SliceQuality als_on_slice(const TableGroundTruth& truth, const AlsOptions& optio
   return q;
 }
 
+// The three stages below were measured with one length scale for the four mode axes, before the
+// length scale per axis (AlsOptions::per_axis_length_scales), and are checked with it: under the
+// per-axis kernel the slice's figures are those of the last test of this group, and the cover's
+// advantage on this slice is gone (docs/SEARCH.md, "als").
+const AlsOptions kOneScale = {.per_axis_length_scales = false};
+
 TEST_CASE("als spends the end of its budget on the problems its set answers", "[search][als]") {
   const TableGroundTruth* truth = table_truth();
   if (truth == nullptr) return;
-  const SliceQuality with = als_on_slice(*truth, {});
-  const SliceQuality without = als_on_slice(*truth, {.family_modes = 0});
+  const SliceQuality with = als_on_slice(*truth, kOneScale);
+  const SliceQuality without =
+      als_on_slice(*truth, {.family_modes = 0, .per_axis_length_scales = false});
   INFO("with the family stage: " << with.feasible << " feasible, met " << with.met << ", mean "
                                  << with.mean << ", p5 " << with.p5);
   INFO("without: met " << without.met << ", mean " << without.mean << ", p5 " << without.p5);
@@ -253,8 +317,9 @@ TEST_CASE("als covers every core count and CPU clock tercile before its active l
   const TableGroundTruth* truth = table_truth();
   if (truth == nullptr) return;
   for (const Objective objective : {Objective::per_window, Objective::per_second}) {
-    const SliceQuality with = als_on_slice(*truth, {}, objective);
-    const SliceQuality without = als_on_slice(*truth, {.cover_cores_cpu = false}, objective);
+    const SliceQuality with = als_on_slice(*truth, kOneScale, objective);
+    const SliceQuality without = als_on_slice(
+        *truth, {.cover_cores_cpu = false, .per_axis_length_scales = false}, objective);
     INFO("per " << (objective == Objective::per_window ? "window" : "second") << ": "
                 << with.feasible << " feasible; met " << with.met << ", mean " << with.mean
                 << ", p5 " << with.p5 << "; without the cover: " << without.met << ", "
@@ -280,9 +345,10 @@ TEST_CASE("als keeps each stream's own front under time-weighted power", "[searc
                                {"resnet18", {"lstm", "yolov8n"}},
                                {"bert_base", {"yolov8n"}}};
     const SliceQuality with =
-        als_on_slice(*truth, {}, objective, PowerConstraint::time_weighted, sets);
-    const SliceQuality without = als_on_slice(*truth, {.stream_power_views = false}, objective,
-                                              PowerConstraint::time_weighted, sets);
+        als_on_slice(*truth, kOneScale, objective, PowerConstraint::time_weighted, sets);
+    const SliceQuality without =
+        als_on_slice(*truth, {.stream_power_views = false, .per_axis_length_scales = false},
+                     objective, PowerConstraint::time_weighted, sets);
     INFO("per " << (objective == Objective::per_window ? "window" : "second") << ": "
                 << with.feasible << " feasible; met " << with.met << ", mean " << with.mean
                 << ", p5 " << with.p5 << "; without the streams' own fronts: " << without.met
@@ -297,6 +363,62 @@ TEST_CASE("als keeps each stream's own front under time-weighted power", "[searc
     CHECK(with.p5 >= 0.9);
     CHECK(with.mean > without.mean);
     CHECK(with.p5 >= without.p5);
+  }
+}
+
+TEST_CASE("als with a length scale per mode axis answers the held-out per-window set it missed",
+          "[search][als]") {
+  const TableGroundTruth* truth = table_truth();
+  if (truth == nullptr) return;
+  // scenarios/sweeps/heldout-per-window.yaml's bert_base + yolov8n set at its fixed arrival rates
+  // (per window, time-weighted), explored at its first configuration as `fulcrum sweep` does.
+  const WorkloadSets sets = {{"bert_base", {"yolov8n"}}};
+  const SliceGrid heldout{.rates_per_s = {45, 85, 110},
+                          .latency_s = {0.6, 0.9, 1.3, 1.9},
+                          .power_w = {13, 16, 19, 23, 27, 33, 38, 44, 47},
+                          .explore_rate_per_s = 45,
+                          .explore_latency_s = 0.6,
+                          .explore_power_w = 13};
+  const SliceQuality with = als_on_slice(*truth, {}, Objective::per_window,
+                                         PowerConstraint::time_weighted, sets, heldout);
+  const SliceQuality without =
+      als_on_slice(*truth, {.per_axis_length_scales = false}, Objective::per_window,
+                   PowerConstraint::time_weighted, sets, heldout);
+  INFO(with.feasible << " feasible; met " << with.met << ", mean " << with.mean << ", p5 "
+                     << with.p5 << "; with one length scale: " << without.met << ", "
+                     << without.mean << ", " << without.p5);
+  REQUIRE(with.feasible == without.feasible);
+  REQUIRE(with.feasible > 60);
+  // Reached: 72 feasible; 100% met, mean 1, p5 1 with a length scale per axis; 94.4% (4 misses:
+  // 110/s at 27 W, every latency budget, where the one feasible mode, 8c/1344/930.75/3199 MHz
+  // with yolov8n at batch 16, is left unmeasured), 0.944, p5 0 with one.
+  CHECK(with.met == 1.0);
+  CHECK(with.mean >= 0.99);
+  CHECK(without.met < 1.0);
+  // The slices of the tests above, per window and per second, max-of-phases and time-weighted,
+  // all with the per-axis kernel (the targets are >= 99.5% met, mean >= 0.97, p5 >= 0.8).
+  const WorkloadSets time_weighted_sets = {{"resnet18", {"resnet50", "lstm"}},
+                                           {"mobilenet_v3", {"resnet50", "lstm"}},
+                                           {"resnet18", {"lstm", "yolov8n"}},
+                                           {"bert_base", {"yolov8n"}}};
+  for (const PowerConstraint kind :
+       {PowerConstraint::max_of_phases, PowerConstraint::time_weighted}) {
+    for (const Objective objective : {Objective::per_window, Objective::per_second}) {
+      const SliceQuality q =
+          als_on_slice(*truth, {}, objective, kind,
+                       kind == PowerConstraint::max_of_phases ? kSliceSets : time_weighted_sets);
+      INFO((kind == PowerConstraint::max_of_phases ? "max-of-phases" : "time-weighted")
+           << " per " << (objective == Objective::per_window ? "window" : "second") << ": "
+           << q.feasible << " feasible; met " << q.met << ", mean " << q.mean << ", p5 " << q.p5);
+      REQUIRE(q.feasible > 100);
+      // Reached (met, mean, p5): max-of-phases per window 100%, 0.993, 1 and per second 100%,
+      // 0.987, 0.907 (189 feasible; with one length scale 0.989, 0.833 and 0.994, 1: the tests
+      // above); time-weighted per window 100%, 0.986, 1 and per second 100%, 0.982, 0.893 (180
+      // feasible; with one length scale 0.988, 1 and 0.987, 0.927).
+      CHECK(q.met >= 0.995);
+      CHECK(q.mean >= 0.98);
+      CHECK(q.p5 >= 0.85);
+    }
   }
 }
 
