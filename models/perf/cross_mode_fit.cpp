@@ -521,6 +521,8 @@ CrossModeWorkload fit_physical(const DeviceSpec& device, const CrossModeDevice& 
     w.front().time_correction.reset();
     w.front().power_correction.reset();
     w.front().preprocess_ms = std::max(w.front().preprocess_ms, 1e-6);
+    // Fitted on its own rows, its kernel_scale carries the launches its libraries issue.
+    w.front().library_launches_apart = false;
     problem.set_start(w);
     auto [t, it, cost] =
         levenberg_marquardt(problem, problem.encode(coefficients, w), coefficients, 200);

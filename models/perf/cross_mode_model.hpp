@@ -30,13 +30,23 @@
 
 namespace fulcrum::models {
 
+// The raw host cost of one kernel launch issued from C++ (cudaLaunchKernel, no framework
+// dispatch), at cpu_ref_khz: 3.8 us per kernel launched back to back from one host thread into
+// one stream (NVIDIA Technical Blog, "Getting Started with CUDA Graphs", 2019).
+constexpr double kLibraryLaunchUs = 3.8;
+
 // Coefficients of the device, shared by all workloads. Time constants hold at cpu_ref_khz and the
 // device's highest EMC clock; power magnitudes at the table maxima.
 struct CrossModeDevice {
   std::string device = "orin-agx-64gb";
   double cpu_ref_khz = 2201600;
   // --- Time ---
-  double launch_us = 30;           // host time per kernel launch
+  double launch_us = 30;  // host time per kernel launch
+  // Host time of one launch a library issues by itself inside an operator (cuDNN's RNN: a GEMM
+  // and a point-wise kernel per time step) at cpu_ref_khz: the raw cudaLaunchKernel from C++,
+  // without the framework's per-operator dispatch that launch_us carries. A prior from a public
+  // figure (docs/MODEL.md, "Zero-shot and few-shot"), not fitted and not in the calibration file.
+  double library_launch_us = kLibraryLaunchUs;
   double overhead_ms = 1;          // host time per minibatch (framework, optimizer step, sync)
   double kernel_gpu_kcycles = 5;   // GPU-side cycles (thousands) a kernel costs however small
   double occupancy = 2;            // p-norm exponent combining the kernels' fixed cycles with
@@ -103,6 +113,11 @@ struct CrossModeWorkload {
   // combining GPU and launch time (how far its launches run ahead of the GPU).
   double kernel_cycles = 1;
   std::optional<double> overlap_host = std::nullopt;
+  // Whether the host time counts the launches libraries issue by themselves inside the graph's
+  // operators (WorkFeatures::library_launches) at the device's raw launch cost: parameters from
+  // the layer graph (graph_parameters) do; a workload fitted on its own rows does not, its
+  // fitted kernel_scale carries them (not written to the calibration file).
+  bool library_launches_apart = false;
   // Corrections of log time and log power learned from the profiled rows (none: the physical
   // model alone).
   std::optional<ResidualCorrection> time_correction = std::nullopt;
@@ -121,9 +136,20 @@ struct WorkFeatures {
   // Bytes of layers whose whole traffic fits in the GPU's L2 (a batch-1 feature map): served
   // mostly on chip, so they are not in dram_bytes.
   double l2_bytes = 0;
+  // Launches a library issues by itself inside the graph's operators beyond their counted
+  // kernels (library_launches): host time at the raw launch cost, not the per-operator one.
+  double library_launches = 0;
 };
 WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, Phase phase,
                            int batch_size);
+
+// Kernel launches per minibatch that a library issues by itself inside the graph's operators,
+// beyond the kernels the graph counts for them (independent of the batch size). cuDNN's RNN runs
+// an LSTM layer of T steps as one input-projection GEMM and, per step, a recurrent GEMM and a
+// point-wise gate kernel: 2T + 1 launches where the graph counts 2, so 2T - 1 more; training's
+// backward pass walks the steps again (data gradient per step), 2 (2T - 1). 0 for other layers
+// and for workloads without a layer graph.
+double library_launches(const Workload& workload, Phase phase);
 
 // One prediction with its parts, in seconds and watts.
 struct CrossModeEstimate {
@@ -253,7 +279,8 @@ std::optional<double> depthwise_flop_cost(const DeviceSpec& device);
 constexpr double kGenericWindowTapCost = 2;
 double depthwise_window_cost(std::int64_t window, Phase phase);
 
-// A workload's parameters from graph coefficients and its shares (preprocess_ms left 0):
+// A workload's parameters from graph coefficients and its shares (preprocess_ms left 0; the
+// library launches counted apart, library_launches_apart):
 //   1 / eff_compute = sum_c padded_flops_c exp(inv_compute_c), 1 / eff_memory = sum_c moved_bytes_c
 //   exp(inv_memory_c), gpu_activity = sum_c flops_c tile_utilization_c exp(activity_c) (idle tile
 //   columns keep the GPU busy without switching), kernel_scale = sum_c kernels_c exp(kernels_c).

@@ -362,6 +362,51 @@ TEST_CASE(
   CHECK(std::abs(with.inv_compute[kGroupedConvClass] - std::log(40.96)) > 0.1);
 }
 
+TEST_CASE(
+    "cuDNN's per-step launches inside an LSTM cost the host the raw launch, not an operator") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  const WorkloadCatalog& catalog = workload_catalog();
+  // Two LSTM layers of 35 steps. cuDNN issues per layer one input-projection GEMM and, per step,
+  // a recurrent GEMM and a point-wise gate kernel: 1 + 2 x 35 = 71 launches where the graph
+  // counts 2, so 69 more per layer, 138 for the two; training's backward pass walks the steps
+  // again: 276. No other workload has a layer that launches by itself.
+  CHECK(library_launches(catalog.get("lstm"), Phase::inference) == 138);
+  CHECK(library_launches(catalog.get("lstm"), Phase::training) == 276);
+  CHECK(library_launches(catalog.get("resnet18"), Phase::training) == 0);
+  CHECK(library_launches(catalog.get("bert-large"), Phase::inference) == 0);
+  CHECK(work_features(d, catalog.get("lstm"), Phase::inference, 4).library_launches == 138);
+
+  // The default device coefficients: 30 us per graph kernel, 1 ms per minibatch, 3.8 us per
+  // library launch, all at cpu_ref (2201.6 MHz); at the top EMC clock the host waits on nothing
+  // more. The LSTM's forward graph has 7 kernels (embedding, 2 per LSTM layer, decoder,
+  // log-softmax): host = 7 x 30 + 138 x 3.8 + 1000 = 1734.4 us with kernel_scale 1, and twice
+  // that at half the CPU clock (1100.8 MHz).
+  CHECK(work_features(d, catalog.get("lstm"), Phase::inference, 1).kernels == 7);
+  const CrossModeDevice device;
+  CHECK(device.library_launch_us == 3.8);
+  CrossModeWorkload w{1.0, 0.5, 1, 1, 0};
+  w.library_launches_apart = true;  // as graph_parameters gives them
+  const WorkFeatures f = work_features(d, catalog.get("lstm"), Phase::inference, 1);
+  const PowerMode top{12, 2201600, 1300500000, 3199000000, 8};
+  const PowerMode half{12, 1100800, 1300500000, 3199000000, 8};
+  CHECK(cross_mode_estimate(d, device, w, Phase::inference, f, top, 1).host_s * 1e6 ==
+        Approx(1734.4));
+  CHECK(cross_mode_estimate(d, device, w, Phase::inference, f, half, 1).host_s * 1e6 ==
+        Approx(2 * 1734.4));
+  // The launches are counted, not scaled: a workload's kernel_scale multiplies its graph kernels
+  // only (kernel_scale 2: 14 x 30 + 138 x 3.8 + 1000 = 1944.4 us).
+  CrossModeWorkload twice = w;
+  twice.kernel_scale = 2;
+  CHECK(cross_mode_estimate(d, device, twice, Phase::inference, f, top, 1).host_s * 1e6 ==
+        Approx(1944.4));
+  // A workload fitted on its own rows carries them in its kernel_scale: 7 x 30 + 1000 = 1210 us.
+  w.library_launches_apart = false;
+  CHECK(cross_mode_estimate(d, device, w, Phase::inference, f, top, 1).host_s * 1e6 ==
+        Approx(1210));
+  // Parameters from the layer graph count them apart.
+  CHECK(graph_parameters(GraphCoefficients{}, OpClassShares{}).library_launches_apart);
+}
+
 // Zero-shot, leave one workload out (docs/MODEL.md, "Zero-shot and few-shot"), on three workloads
 // and the device fitted on 10% of the other workloads' modes (seed 1) to keep the test short:
 // bounded at the figures this reduced protocol reaches (BERT-base training 5.20% / 2.71%,
