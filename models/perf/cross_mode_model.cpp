@@ -146,43 +146,45 @@ double distance2(const GraphSignature& a, const GraphSignature& b) {
   return d;
 }
 
+// A value for each layer of the workload's graph that `value` gives one for, by layer name
+// (none for a workload without a layer graph).
+template <typename F>
+std::map<std::string, double> per_layer(const Workload& workload, F value) {
+  std::map<std::string, double> out;
+  const GraphWorkload* gw = workload.graph();
+  if (gw == nullptr) return out;
+  const Graph& g = gw->layers().graph();
+  for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) {
+    const Layer& l = g[v];
+    if (const std::optional<double> x = value(l)) out[l.name] = *x;
+  }
+  return out;
+}
+
 // The tile utilization of each recurrent layer's matrix products, by layer name. cuDNN runs an
 // LSTM layer as one GEMM projecting the input of every step (N = 4 hidden gates, K = input
 // features) and a recurrent GEMM per step (N = 4 hidden, K = hidden); their FLOP-weighted
 // harmonic mean.
 std::map<std::string, double> recurrent_tile_utilization(const Workload& workload) {
-  std::map<std::string, double> out;
-  const GraphWorkload* gw = workload.graph();
-  if (gw == nullptr) return out;
-  const Graph& g = gw->layers().graph();
-  for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) {
-    const Layer& l = g[v];
-    if (l.kind != OpKind::lstm || l.out.rank() != 2) continue;
+  return per_layer(workload, [](const Layer& l) -> std::optional<double> {
+    if (l.kind != OpKind::lstm || l.out.rank() != 2) return std::nullopt;
     const double steps = static_cast<double>(l.out[0]);
     const double hidden = static_cast<double>(l.out[1]);
-    if (!(steps > 0 && hidden > 0 && l.macs > 0)) continue;
+    if (!(steps > 0 && hidden > 0 && l.macs > 0)) return std::nullopt;
     const double in = l.macs / (steps * 4 * hidden) - hidden;  // macs = steps x 4h x (in + h)
-    if (!(in > 0)) continue;
+    if (!(in > 0)) return std::nullopt;
     const double u_in = tensor_tile_utilization(4 * hidden, in);
     const double u_rec = tensor_tile_utilization(4 * hidden, hidden);
-    out[l.name] = (in + hidden) / (in / u_in + hidden / u_rec);
-  }
-  return out;
+    return (in + hidden) / (in / u_in + hidden / u_rec);
+  });
 }
 
 // The window cost of each depthwise layer (depthwise_window_cost), by layer name.
 std::map<std::string, double> depthwise_window_costs(const Workload& workload, Phase phase) {
-  std::map<std::string, double> out;
-  const GraphWorkload* gw = workload.graph();
-  if (gw == nullptr) return out;
-  const Graph& g = gw->layers().graph();
-  for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) {
-    const Layer& l = g[v];
-    if (l.kind == OpKind::conv && l.grouped) {
-      out[l.name] = depthwise_window_cost(l.geometry.kernel, phase);
-    }
-  }
-  return out;
+  return per_layer(workload, [phase](const Layer& l) -> std::optional<double> {
+    if (l.kind != OpKind::conv || !l.grouped) return std::nullopt;
+    return depthwise_window_cost(l.geometry.kernel, phase);
+  });
 }
 
 }  // namespace
