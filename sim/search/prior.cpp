@@ -72,19 +72,69 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
             max_window_s, set.series()[combo[0]].batch_size / problem.streams[0].arrival_per_s);
       }
     }
+    // The scan below visits every batch combination at every unprofiled mode: what depends on
+    // the combination alone is found once, and at each mode what depends on one series alone
+    // (its optimistic point, its chance of each budget) once, when first asked for.
+    const std::vector<std::vector<std::size_t>>& combos = set.combos();
+    std::vector<std::vector<int>> combo_batches(combos.size());
+    std::vector<char> combo_allowed(combos.size(), 0);
+    for (std::size_t c = 0; c < combos.size(); ++c) {
+      for (std::size_t s : combos[c]) combo_batches[c].push_back(set.series()[s].batch_size);
+      combo_allowed[c] = batches_allowed(problem, combo_batches[c]) ? 1 : 0;
+    }
+    const std::size_t n_series = set.series().size();
+    std::size_t n_streams = 0;
+    for (const std::vector<std::size_t>& combo : combos)
+      n_streams = std::max(n_streams, combo.size());
+    std::vector<MeasuredPoint> optimistic_at(n_series);
+    std::vector<double> power_ok_at(n_series);
+    // By stream i and series s: i x n_series + s.
+    std::vector<double> time_ok_at(n_streams * n_series);
+    std::vector<char> have_optimistic(n_series), have_power_ok(n_series),
+        have_time_ok(n_streams * n_series);
     for (std::size_t g = 0; g < grid.size(); ++g) {
       if (done[g] != 0) continue;
       const Eigen::Index gi = static_cast<Eigen::Index>(g);
-      auto optimistic = [&](std::size_t s) {
-        const SeriesModels::Estimate& e = models.at(s);
-        return MeasuredPoint{std::exp(e.log_time_mean(gi) - options_.kappa * e.log_time_sd(gi)),
-                             e.power_mean(gi) - options_.kappa * e.power_sd(gi)};
+      std::fill(have_optimistic.begin(), have_optimistic.end(), 0);
+      std::fill(have_power_ok.begin(), have_power_ok.end(), 0);
+      std::fill(have_time_ok.begin(), have_time_ok.end(), 0);
+      auto optimistic = [&](std::size_t s) -> const MeasuredPoint& {
+        if (have_optimistic[s] == 0) {
+          const SeriesModels::Estimate& e = models.at(s);
+          optimistic_at[s] =
+              MeasuredPoint{std::exp(e.log_time_mean(gi) - options_.kappa * e.log_time_sd(gi)),
+                            e.power_mean(gi) - options_.kappa * e.power_sd(gi)};
+          have_optimistic[s] = 1;
+        }
+        return optimistic_at[s];
       };
       // Probability that series s stays within the power budget.
       auto power_ok = [&](std::size_t s) {
         if (!problem.power_budget_w) return 1.0;
-        const SeriesModels::Estimate& e = models.at(s);
-        return normal_cdf((*problem.power_budget_w - e.power_mean(gi)) / e.power_sd(gi));
+        if (have_power_ok[s] == 0) {
+          const SeriesModels::Estimate& e = models.at(s);
+          power_ok_at[s] =
+              normal_cdf((*problem.power_budget_w - e.power_mean(gi)) / e.power_sd(gi));
+          have_power_ok[s] = 1;
+        }
+        return power_ok_at[s];
+      };
+      // Probability that series s, as stream i, takes no longer than its window and latency
+      // budget leave.
+      auto time_ok = [&](std::size_t i, std::size_t s, int batch) {
+        const std::size_t k = i * n_series + s;
+        if (have_time_ok[k] == 0) {
+          const SearchStream& st = problem.streams[i];
+          const double w = batch / st.arrival_per_s;
+          const double room = std::min(w, st.latency_bound_s() - w);
+          const SeriesModels::Estimate& e = models.at(s);
+          time_ok_at[k] =
+              room > 0
+                  ? normal_cdf((std::log(room * 1000.0) - e.log_time_mean(gi)) / e.log_time_sd(gi))
+                  : 0.0;
+          have_time_ok[k] = 1;
+        }
+        return time_ok_at[k];
       };
       std::optional<MeasuredPoint> train;
       double train_ok = 1.0;
@@ -104,10 +154,10 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
           if (bound <= best_value) continue;
         }
       }
-      for (const std::vector<std::size_t>& combo : set.combos()) {
-        std::vector<int> batches;
-        for (std::size_t s : combo) batches.push_back(set.series()[s].batch_size);
-        if (!batches_allowed(problem, batches)) continue;
+      for (std::size_t c = 0; c < combos.size(); ++c) {
+        if (combo_allowed[c] == 0) continue;
+        const std::vector<std::size_t>& combo = combos[c];
+        const std::vector<int>& batches = combo_batches[c];
         SteadyState s;
         if (combo.empty()) {
           s = steady_state(problem, train, std::nullopt, 0);
@@ -123,14 +173,7 @@ Choice PriorStrategy::choose(const Problem& problem, Profiler& profiler,
         double pf = train_ok;
         for (std::size_t i = 0; i < combo.size(); ++i) {
           pf *= power_ok(combo[i]);
-          const SearchStream& st = problem.streams[i];
-          const double w = batches[i] / st.arrival_per_s;
-          const double room = std::min(w, st.latency_bound_s() - w);
-          const SeriesModels::Estimate& e = models.at(combo[i]);
-          pf *=
-              room > 0
-                  ? normal_cdf((std::log(room * 1000.0) - e.log_time_mean(gi)) / e.log_time_sd(gi))
-                  : 0.0;
+          pf *= time_ok(i, combo[i], batches[i]);
         }
         const double v = continuous_value(problem, s, train, IdleTwoStreams::window_spare);
         const double gain = have_best ? std::max(v - best_value, 0.0) : 1.0 + 1e-9 * v;
