@@ -146,18 +146,22 @@ double distance2(const GraphSignature& a, const GraphSignature& b) {
   return d;
 }
 
-// A value for each layer of the workload's graph that `value` gives one for, by layer name
-// (none for a workload without a layer graph).
+// Calls `visit` with each layer of the workload's graph (none for a workload without one).
+template <typename F>
+void for_each_layer(const Workload& workload, F visit) {
+  const GraphWorkload* gw = workload.graph();
+  if (gw == nullptr) return;
+  const Graph& g = gw->layers().graph();
+  for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) visit(g[v]);
+}
+
+// A value for each layer of the workload's graph that `value` gives one for, by layer name.
 template <typename F>
 std::map<std::string, double> per_layer(const Workload& workload, F value) {
   std::map<std::string, double> out;
-  const GraphWorkload* gw = workload.graph();
-  if (gw == nullptr) return out;
-  const Graph& g = gw->layers().graph();
-  for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) {
-    const Layer& l = g[v];
+  for_each_layer(workload, [&](const Layer& l) {
     if (const std::optional<double> x = value(l)) out[l.name] = *x;
-  }
+  });
   return out;
 }
 
@@ -490,19 +494,15 @@ WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, P
 }
 
 double library_launches(const Workload& workload, Phase phase) {
-  const GraphWorkload* gw = workload.graph();
-  if (gw == nullptr) return 0;
-  const Graph& g = gw->layers().graph();
   double launches = 0;
-  for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) {
-    const Layer& l = g[v];
-    if (l.kind != OpKind::lstm || l.out.rank() != 2) continue;
+  for_each_layer(workload, [&](const Layer& l) {
+    if (l.kind != OpKind::lstm || l.out.rank() != 2) return;
     const double steps = static_cast<double>(l.out[0]);
     // The graph counts 2 kernels (input projection, recurrence); cuDNN issues the projection and
     // a GEMM and a point-wise kernel per step.
     const double forward = std::max(0.0, 2 * steps + 1 - l.kernels);
     launches += phase == Phase::training ? 2 * forward : forward;
-  }
+  });
   return launches;
 }
 
