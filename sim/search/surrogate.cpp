@@ -182,6 +182,7 @@ double GpBank::factor(double length_scale, const Eigen::VectorXd& axis, bool kee
     alpha_ = alpha;
     length_scale_ = length_scale;
     axis_ = axis;
+    scaled_x_ = xs;
   }
   return lml;
 }
@@ -230,8 +231,7 @@ void GpBank::predict(const Eigen::MatrixXd& x, Eigen::MatrixXd& mean, Eigen::Mat
     for (Eigen::Index j = 0; j < targets; ++j) sd.col(j).setConstant(min_sd_(j) * 10);
     return;
   }
-  const Eigen::MatrixXd cs =
-      correlation(per_axis(x, axis_), per_axis(x_, axis_), length_scale_);  // m x n
+  const Eigen::MatrixXd cs = correlation(per_axis(x, axis_), scaled_x_, length_scale_);  // m x n
   mean = with_intercept(x) * beta_ + cs * alpha_;
   const Eigen::MatrixXd v = llt_.matrixL().solve(cs.transpose());  // n x m
   const Eigen::VectorXd q =

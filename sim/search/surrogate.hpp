@@ -113,7 +113,8 @@ class GpBank {
   double factor(double length_scale, const Eigen::VectorXd& axis, bool keep);
 
   GpOptions options_;
-  Eigen::VectorXd axis_;  // per feature: the factor on length_scale_
+  Eigen::VectorXd axis_;      // per feature: the factor on length_scale_
+  Eigen::MatrixXd scaled_x_;  // x_ with each column over its axis_ factor, as the kernel sees it
   Eigen::MatrixXd x_, beta_, resid_, alpha_;
   Eigen::VectorXd signal_var_, min_sd_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
