@@ -292,8 +292,10 @@ double nchw_copy_byte_factor(double in_elements, double out_elements, std::int64
 }
 
 double depthwise_window_cost(std::int64_t window, Phase phase) {
-  if (window == 1 || window == 3) return 1.0;
-  return phase == Phase::training ? (2 * kGenericWindowTapCost + 1) / 3 : kGenericWindowTapCost;
+  const double loop = window == 1 || window == 3 ? 1.0 : kGenericWindowTapCost;
+  if (phase != Phase::training) return loop;
+  // The forward and input-gradient loops, and the weight gradient's reduction at its own cost.
+  return (2 * loop + kDepthwiseWeightGradLoopCost * kGenericWindowTapCost) / 3;
 }
 
 std::optional<double> depthwise_flop_cost(const DeviceSpec& device) {

@@ -261,9 +261,8 @@ double nchw_copy_byte_factor(double in_elements, double out_elements, std::int64
 // on a Titan Xp, 30 SMs of 128 FP32 lanes at 1582 MHz: 48.4 M SM-cycles for 151 M MACs), where
 // the FP32 peak is one per lane and cycle. The factor: that cost times the FP32 lanes per SM
 // (cuda_cores / gpu_sms), 41 on Orin AGX's 128-lane SMs; the window enters through the MACs
-// (k^2 per output element) and the loop that runs it (depthwise_window_cost). Training's passes
-// take the same rate (the input gradient is the same loop; the weight gradient a reduction over
-// batch x positions with as many loads per MAC). nullopt without the device's SM count.
+// (k^2 per output element) and the loop that runs it (depthwise_window_cost; training's weight
+// gradient at its own measured cost there). nullopt without the device's SM count.
 constexpr double kDepthwiseSmCyclesPerMac = 0.32;
 std::optional<double> depthwise_flop_cost(const DeviceSpec& device);
 
@@ -273,10 +272,18 @@ std::optional<double> depthwise_flop_cost(const DeviceSpec& device);
 // MobileNetV3) runs the generic loop, its bounds known only at run time: no unrolling, no
 // constant offsets, a loop test per tap, about kGenericWindowTapCost times the unrolled loop's
 // cost per tap (PyTorch's maintainers' estimate, issue 1708; the 5x5 templates were added only in
-// 2024, pull requests 125362 and 129609). The weight gradient is one loop for every window.
-// Inference: kGenericWindowTapCost; training, its three passes alike in FLOPs, (2 x it + 1) / 3;
-// 1 for a 1x1 or 3x3 window.
+// 2024, pull requests 125362 and 129609). Inference: kGenericWindowTapCost, 1 for a 1x1 or 3x3
+// window. Training, its three passes alike in FLOPs: (2 x that + the weight gradient's) / 3.
+// The weight gradient is one kernel for every window: a thread block per weight tap reduces
+// input x output gradient over batch x positions, with an integer division and modulo, two
+// address computations and a bounds test per multiply-accumulate, then a block reduction. Its
+// cost per MAC, kDepthwiseWeightGradLoopCost generic loops (kGenericWindowTapCost each), is
+// measured: before pull request 129609 a 5x5 (or 6x1) FP32 depthwise layer's backward pass took
+// 3.59 times its forward pass (89.00 / 24.98, 88.89 / 24.64 and 9.49 / 2.64 ms, the same GPU
+// and shapes as pull request 125362's forward figures), the input gradient one generic loop as
+// the forward pass is, the weight gradient the other 2.59 per forward MAC.
 constexpr double kGenericWindowTapCost = 2;
+constexpr double kDepthwiseWeightGradLoopCost = 2.59;
 double depthwise_window_cost(std::int64_t window, Phase phase);
 
 // A workload's parameters from graph coefficients and its shares (preprocess_ms left 0; the
