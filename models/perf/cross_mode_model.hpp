@@ -36,10 +36,11 @@ namespace fulcrum::models {
 constexpr double kLibraryLaunchUs = 3.8;
 
 // GPU cycles (thousands) of one dependent step of a recurrent layer that cuDNN runs step by step
-// (a recurrent GEMM on the previous step's hidden state, then the point-wise gate kernel): Baidu's
-// DeepBench, RNN inference on a GTX 1080 Ti (cuDNN), an LSTM of hidden 256 at batch 4 over 150
-// steps in 1.63 ms without its input projection, 10.9 us per step at the card's 1582 MHz boost
-// clock.
+// (a recurrent GEMM on the previous step's hidden state, then the point-wise gate kernel; PyTorch
+// picks cuDNN's standard algorithm for an FP32 LSTM of hidden over 192, pull request 62143):
+// Baidu's DeepBench (github.com/baidu-research/DeepBench, README, "Inference Server Results",
+// RNN), an LSTM of hidden 256 at batch 4 over 150 steps in 1.63 ms on a GTX 1080 Ti with cuDNN,
+// its input projection excluded: 10.9 us per step at the card's 1582 MHz boost clock.
 constexpr double kRecurrentStepGpuKcycles = 1.63e-3 / 150 * 1582e6 / 1e3;
 
 // Coefficients of the device, shared by all workloads. Time constants hold at cpu_ref_khz and the
@@ -56,7 +57,7 @@ struct CrossModeDevice {
   double library_launch_us = kLibraryLaunchUs;
   // GPU cycles (thousands) of one dependent step of a recurrent layer (cuDNN's per-step kernels):
   // the recurrence's steps form a chain whose GPU time is at least steps x this, however small
-  // their work. A prior from a public figure, like library_launch_us.
+  // their work. A prior from a public figure, like library_launch_us, not in the calibration file.
   double recurrent_step_gpu_kcycles = kRecurrentStepGpuKcycles;
   double overhead_ms = 1;          // host time per minibatch (framework, optimizer step, sync)
   double kernel_gpu_kcycles = 5;   // GPU-side cycles (thousands) a kernel costs however small
