@@ -492,7 +492,17 @@ WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, P
   }
   f.fixed_bytes = std::clamp(2 * bytes(1) - bytes(2), 0.0, f.dram_bytes);
   f.library_launches = library_launches(workload, phase);
+  f.recurrent_steps = recurrent_steps(workload, phase);
   return f;
+}
+
+double recurrent_steps(const Workload& workload, Phase phase) {
+  double steps = 0;
+  for_each_layer(workload, [&](const Layer& l) {
+    if (l.kind != OpKind::lstm || l.out.rank() != 2) return;
+    steps += (phase == Phase::training ? 2 : 1) * static_cast<double>(l.out[0]);
+  });
+  return steps;
 }
 
 double library_launches(const Workload& workload, Phase phase) {
@@ -605,6 +615,14 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
                           f.l2_bytes / (peak_bandwidth * d.l2_speedup * w.eff_memory);
   e.gpu_s = pnorm(compute_s, memory_s, d.overlap_memory);
   e.compute_s = compute_s;
+  // The recurrent layers' dependent steps (parameters from the layer graph; a fitted kernel_scale
+  // carries them): a chain of GPU cycles, however little work each step has, that the throughput
+  // work overlaps (the max). The SMs wait through it, so beyond compute_s it draws the stalled
+  // share of the GPU's power.
+  if (w.library_launches_apart && f.recurrent_steps > 0) {
+    e.gpu_s =
+        std::max(e.gpu_s, f.recurrent_steps * d.recurrent_step_gpu_kcycles * 1e3 / mode.gpu_hz);
+  }
   // CPU-side work runs at the CPU clock, a share of it waiting on DRAM.
   const double cpu_scale = d.cpu_ref_khz / mode.cpu_khz;
   const double host_memory =

@@ -35,6 +35,14 @@ namespace fulcrum::models {
 // one stream (NVIDIA Technical Blog, "Getting Started with CUDA Graphs", 2019).
 constexpr double kLibraryLaunchUs = 3.8;
 
+// GPU cycles (thousands) of one dependent step of a recurrent layer that cuDNN runs step by step
+// (a recurrent GEMM on the previous step's hidden state, then the point-wise gate kernel; PyTorch
+// picks cuDNN's standard algorithm for an FP32 LSTM of hidden over 192, pull request 62143):
+// Baidu's DeepBench (github.com/baidu-research/DeepBench, README, "Inference Server Results",
+// RNN), an LSTM of hidden 256 at batch 4 over 150 steps in 1.63 ms on a GTX 1080 Ti with cuDNN,
+// its input projection excluded: 10.9 us per step at the card's 1582 MHz boost clock.
+constexpr double kRecurrentStepGpuKcycles = 1.63e-3 / 150 * 1582e6 / 1e3;
+
 // Coefficients of the device, shared by all workloads. Time constants hold at cpu_ref_khz and the
 // device's highest EMC clock; power magnitudes at the table maxima.
 struct CrossModeDevice {
@@ -47,6 +55,10 @@ struct CrossModeDevice {
   // without the framework's per-operator dispatch that launch_us carries. A prior from a public
   // figure (docs/MODEL.md, "Zero-shot and few-shot"), not fitted and not in the calibration file.
   double library_launch_us = kLibraryLaunchUs;
+  // GPU cycles (thousands) of one dependent step of a recurrent layer (cuDNN's per-step kernels):
+  // the recurrence's steps form a chain whose GPU time is at least steps x this, however small
+  // their work. A prior from a public figure, like library_launch_us, not in the calibration file.
+  double recurrent_step_gpu_kcycles = kRecurrentStepGpuKcycles;
   double overhead_ms = 1;          // host time per minibatch (framework, optimizer step, sync)
   double kernel_gpu_kcycles = 5;   // GPU-side cycles (thousands) a kernel costs however small
   double occupancy = 2;            // p-norm exponent combining the kernels' fixed cycles with
@@ -114,9 +126,11 @@ struct CrossModeWorkload {
   double kernel_cycles = 1;
   std::optional<double> overlap_host = std::nullopt;
   // Whether the host time counts the launches libraries issue by themselves inside the graph's
-  // operators (WorkFeatures::library_launches) at the device's raw launch cost: parameters from
-  // the layer graph (graph_parameters) do; a workload fitted on its own rows does not, its
-  // fitted kernel_scale carries them (not written to the calibration file).
+  // operators (WorkFeatures::library_launches) at the device's raw launch cost, and the GPU time
+  // is at least the chain of the recurrent layers' dependent steps (WorkFeatures::
+  // recurrent_steps): parameters from the layer graph (graph_parameters) do; a workload fitted on
+  // its own rows does not, its fitted kernel_scale carries both (not written to the calibration
+  // file).
   bool library_launches_apart = false;
   // Corrections of log time and log power learned from the profiled rows (none: the physical
   // model alone).
@@ -139,6 +153,8 @@ struct WorkFeatures {
   // Launches a library issues by itself inside the graph's operators beyond their counted
   // kernels (library_launches): host time at the raw launch cost, not the per-operator one.
   double library_launches = 0;
+  // Dependent steps of the recurrent layers (recurrent_steps): a chain on the GPU.
+  double recurrent_steps = 0;
 };
 WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, Phase phase,
                            int batch_size);
@@ -150,6 +166,12 @@ WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, P
 // backward pass walks the steps again (data gradient per step), 2 (2T - 1). 0 for other layers
 // and for workloads without a layer graph.
 double library_launches(const Workload& workload, Phase phase);
+
+// Dependent steps per minibatch of the graph's recurrent layers, independent of the batch size:
+// each step of an LSTM layer waits for the previous one's hidden state, so its T steps run one
+// after the other (T per layer; training's backward pass walks them again, 2T). 0 for other
+// layers.
+double recurrent_steps(const Workload& workload, Phase phase);
 
 // One prediction with its parts, in seconds and watts.
 struct CrossModeEstimate {

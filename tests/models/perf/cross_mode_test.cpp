@@ -415,6 +415,47 @@ TEST_CASE(
   CHECK(graph_parameters(GraphCoefficients{}, OpClassShares{}).library_launches_apart);
 }
 
+TEST_CASE("an LSTM's dependent steps floor the GPU time of parameters from its layer graph") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  const WorkloadCatalog& catalog = workload_catalog();
+  // Two LSTM layers of 35 steps, each step waiting for the one before it: 70 dependent steps per
+  // forward pass at any batch size; training's backward pass walks them again: 140. No other
+  // workload has a recurrent layer.
+  CHECK(recurrent_steps(catalog.get("lstm"), Phase::inference) == 70);
+  CHECK(recurrent_steps(catalog.get("lstm"), Phase::training) == 140);
+  CHECK(recurrent_steps(catalog.get("resnet18"), Phase::training) == 0);
+  CHECK(recurrent_steps(catalog.get("bert-large"), Phase::inference) == 0);
+  CHECK(work_features(d, catalog.get("lstm"), Phase::inference, 64).recurrent_steps == 70);
+
+  // DeepBench's LSTM (hidden 256, batch 4) on a GTX 1080 Ti: 150 steps in 1.63 ms, 10.87 us a
+  // step at 1582 MHz: 17,191.1 GPU cycles a step.
+  CHECK(kRecurrentStepGpuKcycles == Approx(17.1911).epsilon(1e-5));
+  const CrossModeDevice device;
+  CHECK(device.recurrent_step_gpu_kcycles == kRecurrentStepGpuKcycles);
+
+  // At 114.75 MHz the 70 steps take 70 x 17,191.1 / 114.75e6 s = 10.487 ms, far longer than the
+  // batch-1 forward pass's work and fixed kernel cycles (under 1 ms): the GPU time is the chain.
+  const WorkFeatures f = work_features(d, catalog.get("lstm"), Phase::inference, 1);
+  const PowerMode slow{12, 2201600, 114750000, 3199000000, 8};
+  CrossModeWorkload graph{1.0, 0.5, 1, 1, 0};
+  graph.library_launches_apart = true;  // as graph_parameters gives them
+  CrossModeWorkload fitted = graph;
+  fitted.library_launches_apart = false;  // its kernel_scale carries the steps
+  const CrossModeEstimate chained =
+      cross_mode_estimate(d, device, graph, Phase::inference, f, slow, 1);
+  const CrossModeEstimate alone =
+      cross_mode_estimate(d, device, fitted, Phase::inference, f, slow, 1);
+  CHECK(chained.gpu_s * 1e3 == Approx(10.487).epsilon(1e-4));
+  CHECK(alone.gpu_s * 1e3 < 1.0);
+  CHECK(chained.compute_s == alone.compute_s);  // the chain is waiting, not work
+  // Throughput work longer than the chain overlaps it: the GPU time is the work's, not a sum. At
+  // a compute efficiency of 0.001 the batch's FLOPs alone take longer than 10.487 ms.
+  graph.eff_compute = fitted.eff_compute = 0.001;
+  const double work_s = cross_mode_estimate(d, device, fitted, Phase::inference, f, slow, 1).gpu_s;
+  CHECK(work_s > 0.0105);
+  CHECK(cross_mode_estimate(d, device, graph, Phase::inference, f, slow, 1).gpu_s == work_s);
+}
+
 // Zero-shot, leave one workload out (docs/MODEL.md, "Zero-shot and few-shot"), on three workloads
 // and the device fitted on 10% of the other workloads' modes (seed 1) to keep the test short:
 // bounded at the figures this reduced protocol reaches (BERT-base training 5.28% / 2.69%,
