@@ -458,8 +458,8 @@ TEST_CASE("an LSTM's dependent steps floor the GPU time of parameters from its l
 
 // Zero-shot, leave one workload out (docs/MODEL.md, "Zero-shot and few-shot"), on three workloads
 // and the device fitted on 10% of the other workloads' modes (seed 1) to keep the test short:
-// bounded at the figures this reduced protocol reaches (BERT-base training 5.28% / 2.69%,
-// ResNet-18 training 9.19% / 3.78%, ResNet-50 inference 12.85% / 9.22% time / power), rounded
+// bounded at the figures this reduced protocol reaches (BERT-base training 5.39% / 2.70%,
+// ResNet-18 training 9.33% / 3.81%, ResNet-50 inference 12.90% / 9.23% time / power), rounded
 // up by about half a point (the full-protocol figures are in docs/MODEL.md).
 TEST_CASE("zero-shot: a workload left out is predicted from its layer graph alone") {
   const auto rows = reference_rows();
