@@ -493,6 +493,7 @@ WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, P
   f.fixed_bytes = std::clamp(2 * bytes(1) - bytes(2), 0.0, f.dram_bytes);
   f.library_launches = library_launches(workload, phase);
   f.recurrent_steps = recurrent_steps(workload, phase);
+  f.recurrent_step_blocks = recurrent_step_blocks(workload, phase, batch_size);
   return f;
 }
 
@@ -503,6 +504,22 @@ double recurrent_steps(const Workload& workload, Phase phase) {
     steps += (phase == Phase::training ? 2 : 1) * static_cast<double>(l.out[0]);
   });
   return steps;
+}
+
+double recurrent_step_blocks(const Workload& workload, Phase phase, int batch_size) {
+  const double rows = std::ceil(std::max(1, batch_size) / kTensorTileM);
+  double steps = 0, blocks = 0;
+  for_each_layer(workload, [&](const Layer& l) {
+    if (l.kind != OpKind::lstm || l.out.rank() != 2) return;
+    const double t = static_cast<double>(l.out[0]);
+    const double hidden = static_cast<double>(l.out[1]);
+    steps += t;
+    blocks += t * rows * std::ceil(4 * hidden / kTensorTileN);
+    if (phase != Phase::training) return;
+    steps += t;
+    blocks += t * rows * std::ceil(hidden / kTensorTileN);
+  });
+  return steps > 0 ? blocks / steps : 0.0;
 }
 
 double library_launches(const Workload& workload, Phase phase) {
@@ -617,11 +634,19 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   e.compute_s = compute_s;
   // The recurrent layers' dependent steps (parameters from the layer graph; a fitted kernel_scale
   // carries them): a chain of GPU cycles, however little work each step has, that the throughput
-  // work overlaps (the max). The SMs wait through it, so beyond compute_s it draws the stalled
-  // share of the GPU's power.
+  // work overlaps (the max). Through the chain beyond the work, the SMs a step's GEMM fills
+  // (its thread blocks over the mode's SMs) compute and the others wait at the stalled share of
+  // the GPU's power.
+  double chain_s = 0, chain_sm_share = 0;
   if (w.library_launches_apart && f.recurrent_steps > 0) {
+    const double work_s = e.gpu_s;
     e.gpu_s =
         std::max(e.gpu_s, f.recurrent_steps * d.recurrent_step_gpu_kcycles * 1e3 / mode.gpu_hz);
+    chain_s = e.gpu_s - work_s;
+    if (device.gpu_sms > 0 && device.cuda_cores > 0) {
+      const double sms = device.gpu_sms * cuda_cores_on(device, mode) / device.cuda_cores;
+      chain_sm_share = std::min(1.0, f.recurrent_step_blocks / sms);
+    }
   }
   // CPU-side work runs at the CPU clock, a share of it waiting on DRAM.
   const double cpu_scale = d.cpu_ref_khz / mode.cpu_khz;
@@ -666,8 +691,9 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
       cross_mode_voltage(mode.cpu_khz, device.cpu_khz, d.cpu_v_min_ratio, d.cpu_v_curve);
   // SMs computing draw the full switching power; waiting on DRAM a fitted share of it.
   const double computing = std::min(compute_s, e.gpu_s);
-  const double u_gpu =
-      std::min(1.0, (computing + d.gpu_stall_power_share * (e.gpu_s - computing)) / e.time_s);
+  const double u_gpu = std::min(1.0, (computing + d.gpu_stall_power_share * (e.gpu_s - computing) +
+                                      (1 - d.gpu_stall_power_share) * chain_sm_share * chain_s) /
+                                         e.time_s);
   const double busy_cores = std::min<double>(mode.cores, (e.host_s + pipeline_core_s) / e.time_s);
   const double traffic = std::min(1.0, f.dram_bytes / e.time_s / peak_bandwidth);
   e.rails = cross_mode_idle(device, d, mode);

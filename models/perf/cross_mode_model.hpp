@@ -155,6 +155,9 @@ struct WorkFeatures {
   double library_launches = 0;
   // Dependent steps of the recurrent layers (recurrent_steps): a chain on the GPU.
   double recurrent_steps = 0;
+  // Thread blocks of one such step's recurrent GEMM at the batch size (recurrent_step_blocks): the
+  // SMs the chain keeps busy.
+  double recurrent_step_blocks = 0;
 };
 WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, Phase phase,
                            int batch_size);
@@ -172,6 +175,15 @@ double library_launches(const Workload& workload, Phase phase);
 // after the other (T per layer; training's backward pass walks them again, 2T). 0 for other
 // layers.
 double recurrent_steps(const Workload& workload, Phase phase);
+
+// Thread blocks of one dependent step's recurrent GEMM, one per kTensorTileM x kTensorTileN
+// output tile, M = batch rows: cuDNN's standard algorithm multiplies the batch's hidden states by
+// the recurrent weights, N = 4 x hidden gate columns; training's backward steps multiply the
+// gates' gradients by their transpose, N = hidden columns (the weight gradient is one GEMM after
+// the chain). The step-weighted mean over the recurrent layers' steps of the phase, 0 without
+// any. While the chain runs only the SMs these blocks fill are busy.
+constexpr double kTensorTileM = 128;  // CUTLASS's default Ampere tensor-op thread block, 128 x 128
+double recurrent_step_blocks(const Workload& workload, Phase phase, int batch_size);
 
 // One prediction with its parts, in seconds and watts.
 struct CrossModeEstimate {

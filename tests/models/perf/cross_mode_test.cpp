@@ -456,6 +456,61 @@ TEST_CASE("an LSTM's dependent steps floor the GPU time of parameters from its l
   CHECK(cross_mode_estimate(d, device, graph, Phase::inference, f, slow, 1).gpu_s == work_s);
 }
 
+TEST_CASE("an LSTM's chain draws the GPU's power of the SMs its steps' thread blocks fill") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  const WorkloadCatalog& catalog = workload_catalog();
+  // A step's recurrent GEMM: batch rows by 4 x 200 = 800 gate columns, in 128 x 128 tiles:
+  // ceil(800 / 128) = 7 column tiles, one row tile up to batch 128, two at 129-256. Training's
+  // backward step: 200 columns, ceil(200 / 128) = 2 tiles; the mean of 7 and 2 over its forward
+  // and backward steps (35 each per layer) is 4.5. No recurrent layer: 0.
+  CHECK(recurrent_step_blocks(catalog.get("lstm"), Phase::inference, 1) == 7);
+  CHECK(recurrent_step_blocks(catalog.get("lstm"), Phase::inference, 64) == 7);
+  CHECK(recurrent_step_blocks(catalog.get("lstm"), Phase::inference, 200) == 14);
+  CHECK(recurrent_step_blocks(catalog.get("lstm"), Phase::training, 16) == 4.5);
+  CHECK(recurrent_step_blocks(catalog.get("resnet18"), Phase::inference, 16) == 0);
+  CHECK(work_features(d, catalog.get("lstm"), Phase::inference, 4).recurrent_step_blocks == 7);
+
+  // Batch 1 at the top GPU clock: the 70 steps take 70 x 17,191.1 / 1300.5e6 s = 0.9253 ms, longer
+  // than the work. Orin AGX 64GB has 16 SMs: 7 blocks keep 7 / 16 = 0.4375 of them busy. Beyond
+  // the work the chain draws the stalled share 0.5 plus (1 - 0.5) x 0.4375 of the busy power:
+  // against a device without an SM count (the stalled share alone), the GPU rail draws
+  // 10 W x activity 1 x 0.5 x 0.4375 x (chain - work) / minibatch time more (f = f_max, V = V_max).
+  const WorkFeatures f = work_features(d, catalog.get("lstm"), Phase::inference, 1);
+  CrossModeDevice device;
+  device.gpu_dynamic_w = 10;
+  device.gpu_stall_power_share = 0.5;
+  CrossModeWorkload graph{1.0, 0.5, 1, 1, 0};
+  graph.gpu_activity = 1;
+  graph.library_launches_apart = true;
+  CrossModeWorkload fitted = graph;
+  fitted.library_launches_apart = false;
+  DeviceSpec no_sms = d;
+  no_sms.gpu_sms = 0;
+  const PowerMode top{12, 2201600, 1300500000, 3199000000, 8};
+  const CrossModeEstimate e = cross_mode_estimate(d, device, graph, Phase::inference, f, top, 1);
+  const CrossModeEstimate stalled =
+      cross_mode_estimate(no_sms, device, graph, Phase::inference, f, top, 1);
+  const double work_s = cross_mode_estimate(d, device, fitted, Phase::inference, f, top, 1).gpu_s;
+  CHECK(e.gpu_s * 1e3 == Approx(0.92530).epsilon(1e-4));
+  REQUIRE(work_s < e.gpu_s);
+  CHECK(e.time_s == stalled.time_s);
+  CHECK(e.power_w - stalled.power_w ==
+        Approx(10 * 0.5 * 0.4375 * (0.92530e-3 - work_s) / e.time_s).epsilon(1e-4));
+  // Four of the eight TPCs powered: 8 SMs, 7 / 8 of them busy through the chain.
+  const PowerMode gated{12, 2201600, 1300500000, 3199000000, 4};
+  const CrossModeEstimate g = cross_mode_estimate(d, device, graph, Phase::inference, f, gated, 1);
+  const CrossModeEstimate g0 =
+      cross_mode_estimate(no_sms, device, graph, Phase::inference, f, gated, 1);
+  const double g_work = cross_mode_estimate(d, device, fitted, Phase::inference, f, gated, 1).gpu_s;
+  REQUIRE(g_work < g.gpu_s);
+  CHECK(g.power_w - g0.power_w ==
+        Approx(10 * 0.5 * 0.875 * (0.92530e-3 - g_work) / g.time_s).epsilon(1e-4));
+  // Throughput work longer than the chain leaves nothing beyond it: the same power either way.
+  graph.eff_compute = 0.0001;
+  CHECK(cross_mode_estimate(d, device, graph, Phase::inference, f, top, 1).power_w ==
+        cross_mode_estimate(no_sms, device, graph, Phase::inference, f, top, 1).power_w);
+}
+
 // Zero-shot, leave one workload out (docs/MODEL.md, "Zero-shot and few-shot"), on three workloads
 // and the device fitted on 10% of the other workloads' modes (seed 1) to keep the test short:
 // bounded at the figures this reduced protocol reaches (BERT-base training 5.39% / 2.70%,
