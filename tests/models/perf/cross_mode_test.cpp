@@ -513,8 +513,8 @@ TEST_CASE("an LSTM's chain draws the GPU's power of the SMs its steps' thread bl
 
 // Zero-shot, leave one workload out (docs/MODEL.md, "Zero-shot and few-shot"), on three workloads
 // and the device fitted on 10% of the other workloads' modes (seed 1) to keep the test short:
-// bounded at the figures this reduced protocol reaches (BERT-base training 5.39% / 2.70%,
-// ResNet-18 training 9.33% / 3.81%, ResNet-50 inference 12.90% / 9.23% time / power), rounded
+// bounded at the figures this reduced protocol reaches (BERT-base training 5.33% / 2.70%,
+// ResNet-18 training 9.34% / 3.82%, ResNet-50 inference 12.88% / 9.22% time / power), rounded
 // up by about half a point (the full-protocol figures are in docs/MODEL.md).
 TEST_CASE("zero-shot: a workload left out is predicted from its layer graph alone") {
   const auto rows = reference_rows();
