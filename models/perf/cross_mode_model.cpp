@@ -155,14 +155,14 @@ void for_each_layer(const Workload& workload, F visit) {
   for (const LayerId v : boost::make_iterator_range(boost::vertices(g))) visit(g[v]);
 }
 
-// A value for each layer of the workload's graph that `value` gives one for, by layer name.
+// Calls `visit(layer, steps, hidden)` with each recurrent (LSTM) layer of the workload's graph,
+// whose output per sample is steps x hidden.
 template <typename F>
-std::map<std::string, double> per_layer(const Workload& workload, F value) {
-  std::map<std::string, double> out;
+void for_each_recurrent_layer(const Workload& workload, F visit) {
   for_each_layer(workload, [&](const Layer& l) {
-    if (const std::optional<double> x = value(l)) out[l.name] = *x;
+    if (l.kind != OpKind::lstm || l.out.rank() != 2) return;
+    visit(l, static_cast<double>(l.out[0]), static_cast<double>(l.out[1]));
   });
-  return out;
 }
 
 // The tile utilization of each recurrent layer's matrix products, by layer name. cuDNN runs an
@@ -170,25 +170,27 @@ std::map<std::string, double> per_layer(const Workload& workload, F value) {
 // features) and a recurrent GEMM per step (N = 4 hidden, K = hidden); their FLOP-weighted
 // harmonic mean.
 std::map<std::string, double> recurrent_tile_utilization(const Workload& workload) {
-  return per_layer(workload, [](const Layer& l) -> std::optional<double> {
-    if (l.kind != OpKind::lstm || l.out.rank() != 2) return std::nullopt;
-    const double steps = static_cast<double>(l.out[0]);
-    const double hidden = static_cast<double>(l.out[1]);
-    if (!(steps > 0 && hidden > 0 && l.macs > 0)) return std::nullopt;
+  std::map<std::string, double> out;
+  for_each_recurrent_layer(workload, [&](const Layer& l, double steps, double hidden) {
+    if (!(steps > 0 && hidden > 0 && l.macs > 0)) return;
     const double in = l.macs / (steps * 4 * hidden) - hidden;  // macs = steps x 4h x (in + h)
-    if (!(in > 0)) return std::nullopt;
+    if (!(in > 0)) return;
     const double u_in = tensor_tile_utilization(4 * hidden, in);
     const double u_rec = tensor_tile_utilization(4 * hidden, hidden);
-    return (in + hidden) / (in / u_in + hidden / u_rec);
+    out[l.name] = (in + hidden) / (in / u_in + hidden / u_rec);
   });
+  return out;
 }
 
 // The window cost of each depthwise layer (depthwise_window_cost), by layer name.
 std::map<std::string, double> depthwise_window_costs(const Workload& workload, Phase phase) {
-  return per_layer(workload, [phase](const Layer& l) -> std::optional<double> {
-    if (l.kind != OpKind::conv || !l.grouped) return std::nullopt;
-    return depthwise_window_cost(l.geometry.kernel, phase);
+  std::map<std::string, double> out;
+  for_each_layer(workload, [&](const Layer& l) {
+    if (l.kind == OpKind::conv && l.grouped) {
+      out[l.name] = depthwise_window_cost(l.geometry.kernel, phase);
+    }
   });
+  return out;
 }
 
 }  // namespace
@@ -499,9 +501,8 @@ WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, P
 
 double recurrent_steps(const Workload& workload, Phase phase) {
   double steps = 0;
-  for_each_layer(workload, [&](const Layer& l) {
-    if (l.kind != OpKind::lstm || l.out.rank() != 2) return;
-    steps += (phase == Phase::training ? 2 : 1) * static_cast<double>(l.out[0]);
+  for_each_recurrent_layer(workload, [&](const Layer&, double t, double) {
+    steps += (phase == Phase::training ? 2 : 1) * t;
   });
   return steps;
 }
@@ -509,10 +510,7 @@ double recurrent_steps(const Workload& workload, Phase phase) {
 double recurrent_step_blocks(const Workload& workload, Phase phase, int batch_size) {
   const double rows = std::ceil(std::max(1, batch_size) / kTensorTileM);
   double steps = 0, blocks = 0;
-  for_each_layer(workload, [&](const Layer& l) {
-    if (l.kind != OpKind::lstm || l.out.rank() != 2) return;
-    const double t = static_cast<double>(l.out[0]);
-    const double hidden = static_cast<double>(l.out[1]);
+  for_each_recurrent_layer(workload, [&](const Layer&, double t, double hidden) {
     steps += t;
     blocks += t * rows * std::ceil(4 * hidden / kTensorTileN);
     if (phase != Phase::training) return;
@@ -524,9 +522,7 @@ double recurrent_step_blocks(const Workload& workload, Phase phase, int batch_si
 
 double library_launches(const Workload& workload, Phase phase) {
   double launches = 0;
-  for_each_layer(workload, [&](const Layer& l) {
-    if (l.kind != OpKind::lstm || l.out.rank() != 2) return;
-    const double steps = static_cast<double>(l.out[0]);
+  for_each_recurrent_layer(workload, [&](const Layer& l, double steps, double) {
     // The graph counts 2 kernels (input projection, recurrence); cuDNN issues the projection and
     // a GEMM and a point-wise kernel per step.
     const double forward = std::max(0.0, 2 * steps + 1 - l.kernels);
