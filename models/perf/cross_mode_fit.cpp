@@ -3,12 +3,16 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "models/error.hpp"
@@ -1046,74 +1050,141 @@ GraphCoefficients fit_graph_coefficients(const DeviceSpec& device,
   return with_depthwise_rate(device, shares, decode(t));
 }
 
+namespace {
+
+// One workload left out: the device and graph coefficients fitted without it, its rows predicted
+// from its layer graph, then the few-shot refits.
+std::vector<ZeroShotResult> leave_out(const DeviceSpec& device, const std::vector<ModeRow>& rows,
+                                      const std::vector<std::size_t>& device_side,
+                                      const WorkloadCatalog& catalog, const std::string& left_out,
+                                      const ZeroShotOptions& options) {
+  std::vector<ModeRow> fit_rows, predicted;
+  for (std::size_t i : device_side) {
+    if (rows[i].workload != left_out) fit_rows.push_back(rows[i]);
+  }
+  for (const ModeRow& r : rows) {
+    if (r.workload == left_out) predicted.push_back(r);
+  }
+  CrossModeFit fit = fit_cross_mode(device, fit_rows, catalog);
+  fit.calibration.graph = fit_graph_coefficients(device, fit.calibration, fit_rows, catalog);
+  std::set<Phase> phases;
+  for (const ModeRow& r : predicted) phases.insert(r.phase);
+  std::vector<ZeroShotResult> out;
+  for (Phase phase : phases) {
+    std::vector<ModeRow> of_phase;
+    for (const ModeRow& r : predicted) {
+      if (r.phase == phase) of_phase.push_back(r);
+    }
+    ZeroShotResult result{
+        {left_out, phase}, evaluate_cross_mode(device, fit.calibration, of_phase, catalog), {}};
+    const CrossModeModel zero(device, fit.calibration, catalog);
+    const WorkloadKey key{left_out, phase};
+    const CrossModeWorkload start = zero.parameters(left_out, phase).first;
+    for (int k : options.few_shot_k) {
+      std::vector<double> time_pct, power_pct;
+      for (int draw = 1; draw <= options.draws; ++draw) {
+        const auto profiled =
+            sample_rows(of_phase, static_cast<std::size_t>(k), static_cast<std::uint64_t>(draw),
+                        [](const ModeRow&) { return true; });
+        CrossModeCalibration cal = fit.calibration;
+        cal.workloads[key] =
+            fit_workload(device, cal.device, key, select(of_phase, profiled), catalog, {}, start);
+        std::vector<ModeRow> rest;
+        for (std::size_t i = 0; i < of_phase.size(); ++i) {
+          if (!std::binary_search(profiled.begin(), profiled.end(), i)) {
+            rest.push_back(of_phase[i]);
+          }
+        }
+        const ErrorStats e = evaluate_cross_mode(device, cal, rest, catalog).all;
+        time_pct.push_back(e.time_mape_pct);
+        power_pct.push_back(e.power_mape_pct);
+      }
+      const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        const std::size_t n = v.size();
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+      };
+      result.few_shot.push_back({k, median(time_pct), median(power_pct)});
+    }
+    out.push_back(std::move(result));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ZeroShotResult> zero_shot_leave_one_out(const DeviceSpec& device,
+                                                    const std::vector<ModeRow>& rows,
+                                                    const WorkloadCatalog& catalog,
+                                                    const ZeroShotOptions& options) {
+  std::vector<std::size_t> device_side;
+  if (options.device_modes < 1.0) {
+    device_side = split_modes(rows, 1.0 - options.device_modes, options.seed).first;
+  } else {
+    for (std::size_t i = 0; i < rows.size(); ++i) device_side.push_back(i);
+  }
+  std::set<std::string> names;
+  for (const ModeRow& r : rows) names.insert(r.workload);
+  std::vector<std::string> left_out;
+  for (const std::string& name : names) {
+    if (options.only.empty() ||
+        std::find(options.only.begin(), options.only.end(), name) != options.only.end()) {
+      left_out.push_back(name);
+    }
+  }
+  // Each leave-out reads the rows and the catalog (thread-safe) and fits its own copies: the
+  // threads share nothing they write but their slot of `results`.
+  std::vector<std::vector<ZeroShotResult>> results(left_out.size());
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex mutex;
+  std::exception_ptr error;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < left_out.size(); i = next++) {
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (error) return;
+      }
+      try {
+        results[i] = leave_out(device, rows, device_side, catalog, left_out[i], options);
+        const std::lock_guard<std::mutex> lock(mutex);
+        ++done;
+        if (options.progress) options.progress(left_out[i], done, left_out.size());
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!error) error = std::current_exception();
+        return;
+      }
+    }
+  };
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min<std::size_t>(std::max<std::size_t>(1, left_out.size()),
+                                                    options.threads > 0 ? options.threads : cores);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  std::vector<ZeroShotResult> out;
+  for (auto& r : results) {
+    for (auto& one : r) out.push_back(std::move(one));
+  }
+  return out;
+}
+
 std::vector<ZeroShotResult> zero_shot_leave_one_out(const DeviceSpec& device,
                                                     const std::vector<ModeRow>& rows,
                                                     const WorkloadCatalog& catalog,
                                                     double device_modes, std::uint64_t seed,
                                                     const std::string& only,
                                                     const std::vector<int>& few_shot_k, int draws) {
-  std::vector<std::size_t> device_side;
-  if (device_modes < 1.0) {
-    device_side = split_modes(rows, 1.0 - device_modes, seed).first;
-  } else {
-    for (std::size_t i = 0; i < rows.size(); ++i) device_side.push_back(i);
-  }
-  std::set<std::string> names;
-  for (const ModeRow& r : rows) names.insert(r.workload);
-  std::vector<ZeroShotResult> out;
-  for (const std::string& left_out : names) {
-    if (!only.empty() && left_out != only) continue;
-    std::vector<ModeRow> fit_rows, predicted;
-    for (std::size_t i : device_side) {
-      if (rows[i].workload != left_out) fit_rows.push_back(rows[i]);
-    }
-    for (const ModeRow& r : rows) {
-      if (r.workload == left_out) predicted.push_back(r);
-    }
-    CrossModeFit fit = fit_cross_mode(device, fit_rows, catalog);
-    fit.calibration.graph = fit_graph_coefficients(device, fit.calibration, fit_rows, catalog);
-    std::set<Phase> phases;
-    for (const ModeRow& r : predicted) phases.insert(r.phase);
-    for (Phase phase : phases) {
-      std::vector<ModeRow> of_phase;
-      for (const ModeRow& r : predicted) {
-        if (r.phase == phase) of_phase.push_back(r);
-      }
-      ZeroShotResult result{
-          {left_out, phase}, evaluate_cross_mode(device, fit.calibration, of_phase, catalog), {}};
-      const CrossModeModel zero(device, fit.calibration, catalog);
-      const WorkloadKey key{left_out, phase};
-      const CrossModeWorkload start = zero.parameters(left_out, phase).first;
-      for (int k : few_shot_k) {
-        std::vector<double> time_pct, power_pct;
-        for (int draw = 1; draw <= draws; ++draw) {
-          const auto profiled =
-              sample_rows(of_phase, static_cast<std::size_t>(k), static_cast<std::uint64_t>(draw),
-                          [](const ModeRow&) { return true; });
-          CrossModeCalibration cal = fit.calibration;
-          cal.workloads[key] =
-              fit_workload(device, cal.device, key, select(of_phase, profiled), catalog, {}, start);
-          std::vector<ModeRow> rest;
-          for (std::size_t i = 0; i < of_phase.size(); ++i) {
-            if (!std::binary_search(profiled.begin(), profiled.end(), i)) {
-              rest.push_back(of_phase[i]);
-            }
-          }
-          const ErrorStats e = evaluate_cross_mode(device, cal, rest, catalog).all;
-          time_pct.push_back(e.time_mape_pct);
-          power_pct.push_back(e.power_mape_pct);
-        }
-        const auto median = [](std::vector<double> v) {
-          std::sort(v.begin(), v.end());
-          const std::size_t n = v.size();
-          return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        };
-        result.few_shot.push_back({k, median(time_pct), median(power_pct)});
-      }
-      out.push_back(std::move(result));
-    }
-  }
-  return out;
+  ZeroShotOptions options;
+  options.device_modes = device_modes;
+  options.seed = seed;
+  if (!only.empty()) options.only = {only};
+  options.few_shot_k = few_shot_k;
+  options.draws = draws;
+  return zero_shot_leave_one_out(device, rows, catalog, options);
 }
 
 std::string cross_mode_yaml(const CrossModeCalibration& calibration,

@@ -181,6 +181,26 @@ struct ZeroShotResult {
   ModeErrors errors;
   std::vector<FewShotPoint> few_shot;  // for each k of `few_shot_k`
 };
+struct ZeroShotOptions {
+  double device_modes = 1.0;      // seeded share of the modes the device is fitted on, (0, 1]
+  std::uint64_t seed = 1;         // of that share and of the few-shot draws
+  std::vector<std::string> only;  // the workloads to leave out (empty: every one of `rows`)
+  std::vector<int> few_shot_k;    // profiled rows per few-shot point (empty: none)
+  int draws = 10;                 // few-shot draws per k
+  // Workloads left out at once, each on its own thread (0: one per core, at most one per
+  // workload). Each leave-out is fitted as it is alone, so the results are the same bytes for
+  // every count.
+  unsigned threads = 1;
+  // Called after each workload left out is done (from the thread that did it, one call at a
+  // time), with the count done so far and the total.
+  std::function<void(const std::string& left_out, std::size_t done, std::size_t total)> progress =
+      {};
+};
+std::vector<ZeroShotResult> zero_shot_leave_one_out(const DeviceSpec& device,
+                                                    const std::vector<ModeRow>& rows,
+                                                    const WorkloadCatalog& catalog,
+                                                    const ZeroShotOptions& options);
+// The same, one workload at a time (`only` empty: every one).
 std::vector<ZeroShotResult> zero_shot_leave_one_out(
     const DeviceSpec& device, const std::vector<ModeRow>& rows, const WorkloadCatalog& catalog,
     double device_modes = 1.0, std::uint64_t seed = 1, const std::string& only = "",

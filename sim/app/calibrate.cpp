@@ -1,6 +1,7 @@
 #include "sim/app/calibrate.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -308,8 +309,23 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     const std::string only = workload.value_or(std::string());
     out << "zero-shot, leave one workload out (device fitted on " << fixed(share * 100, 0)
         << "% of the modes of the other workloads, seed " << seed << ")\n";
-    for (const auto& r : models::zero_shot_leave_one_out(device, all, catalog, share, seed, only,
-                                                         {10, 20, 50}, 10)) {
+    models::ZeroShotOptions options;
+    options.device_modes = share;
+    options.seed = seed;
+    if (!only.empty()) options.only = {only};
+    options.few_shot_k = {10, 20, 50};
+    options.draws = 10;
+    options.threads = rq.jobs;
+    const auto started = std::chrono::steady_clock::now();
+    if (rq.progress) {
+      options.progress = [&](const std::string& left_out, std::size_t done, std::size_t total) {
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        rq.progress("zero-shot: " + left_out + " left out and predicted (" + std::to_string(done) +
+                    " of " + std::to_string(total) + " workloads, " + fixed(s, 0) + " s)");
+      };
+    }
+    for (const auto& r : models::zero_shot_leave_one_out(device, all, catalog, options)) {
       out << models::to_table(r.errors, r.key.first + " " + models::to_string(r.key.second) +
                                             " from its layer graph alone:");
       out << "  few-shot (k profiled rows refine the zero-shot start; median of 10 draws):";

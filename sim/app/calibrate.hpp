@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,12 @@ struct CalibrateRequest {
   // Leave each workload out (or only `workload`): the device fitted on this share of the other
   // workloads' modes, every row of the one left out predicted from its layer graph, in (0, 1].
   std::optional<double> zero_shot = std::nullopt;
+  // Workloads left out at once with zero_shot, each on its own thread (0: one per core); the
+  // report is the same bytes for every count.
+  unsigned jobs = 0;
+  // Told one line (no newline) as each step of a minutes-long fit ends (zero_shot: each workload
+  // left out); may be empty.
+  std::function<void(const std::string& line)> progress = {};
   std::uint64_t seed = 1;                                   // of the split and the samples
   std::optional<std::filesystem::path> fit = std::nullopt;  // profile CSV of a new workload
   std::optional<std::size_t> fit_sample = std::nullopt;     // or this many reference rows of it

@@ -27,7 +27,7 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
       "reference", po::value<std::string>(), reference_help.c_str())(
       "out", po::value<std::string>(),
       "write the fitted calibration YAML here (a .yaml file, or a folder that gets <device>.yaml)")(
-      "quiet,q", "do not print the fit table")(
+      "quiet,q", "do not print the fit table or progress lines")(
       "modes", "fit the cross-mode model (analytic-modes) to the measured power modes")(
       "holdout", po::value<double>(),
       "with --modes: fit on a random share of the modes, report "
@@ -36,9 +36,11 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
       "zero-shot", po::value<double>(),
       "with --modes: leave each workload out (or only --workload), fit the device on this share "
       "of the other workloads' modes, predict every row of it from its layer graph alone")(
-      "fit", po::value<std::string>(),
-      "with --modes: profile CSV of a new workload; fits only "
-      "its parameters (the device from the other workloads)")(
+      "jobs,j", po::value<std::string>(),
+      "with --zero-shot: workloads left out at once, one thread each (default 0: every core); "
+      "the same output for every count")("fit", po::value<std::string>(),
+                                         "with --modes: profile CSV of a new workload; fits only "
+                                         "its parameters (the device from the other workloads)")(
       "fit-sample", po::value<std::size_t>(),
       "with --modes: like --fit, with this many random "
       "reference rows of --workload in --phase")(
@@ -54,7 +56,8 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
     out << verb_usage(
         "calibrate [--device NAME] [--reference DIR] [--out PATH]\n"
         "       fulcrum calibrate --modes [--holdout F --seed S] [--fit CSV --workload W [--at "
-        "CSV]]",
+        "CSV]]\n"
+        "       fulcrum calibrate --modes --zero-shot F [--workload W] [--jobs N]",
         "Fits the analytic performance model's coefficients (least squares) to the\n"
         "published measurements, prints every anchor with its error and the MAPE, and\n"
         "writes the calibration file that `run` uses (models/data/calibration/).",
@@ -82,6 +85,13 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
   request.modes = vm.count("modes") > 0;
   if (vm.count("holdout")) request.holdout = vm["holdout"].as<double>();
   if (vm.count("zero-shot")) request.zero_shot = vm["zero-shot"].as<double>();
+  if (vm.count("jobs")) {
+    if (!vm.count("zero-shot")) throw InputError(std::nullopt, "--jobs", "only with --zero-shot");
+    request.jobs = parse_thread_count(vm["jobs"].as<std::string>(), "--jobs");
+  }
+  if (!request.quiet) {
+    request.progress = [&err](const std::string& line) { err << "fulcrum: " << line << "\n"; };
+  }
   if (vm.count("seed")) request.seed = parse_seed(vm["seed"].as<std::string>());
   if (vm.count("fit")) request.fit = vm["fit"].as<std::string>();
   if (vm.count("fit-sample")) request.fit_sample = vm["fit-sample"].as<std::size_t>();

@@ -27,7 +27,7 @@ int cmd_study(const std::vector<std::string>& args, std::ostream& out, std::ostr
       "out", po::value<std::string>(),
       "output folder (default: out/<study name>): absent, empty or an earlier result")(
       "wait", "if another run is writing the output folder, wait for it instead of failing")(
-      "jobs,j", po::value<unsigned>()->default_value(0), "threads (0: every core)")(
+      "jobs,j", po::value<std::string>()->default_value("0"), "threads (0: every core)")(
       "quiet,q", "print nothing on success (files are still written)")(
       "progress", "show progress even when stderr is not a terminal (one line per update)")(
       "json", "print every run's figures as JSON on stdout (the rows of study.csv)");
@@ -52,7 +52,7 @@ int cmd_study(const std::vector<std::string>& args, std::ostream& out, std::ostr
       operands, "study", "expected one STUDY file, got " + std::to_string(operands.size()));
   if (vm.count("out")) request.out_dir = vm["out"].as<std::string>();
   request.wait = vm.count("wait") > 0;
-  request.jobs = vm["jobs"].as<unsigned>();
+  request.jobs = parse_thread_count(vm["jobs"].as<std::string>(), "--jobs");
   const bool quiet = vm.count("quiet") > 0;
   const bool terminal = isatty(STDERR_FILENO) != 0;
   const bool show = !quiet && (terminal || vm.count("progress"));

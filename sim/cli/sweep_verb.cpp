@@ -24,20 +24,6 @@ namespace fulcrum::sim {
 
 namespace po = boost::program_options;
 
-namespace {
-
-unsigned parse_threads(const std::string& text) {
-  const bool digits = !text.empty() && text.size() <= 4 &&
-                      text.find_first_not_of("0123456789") == std::string::npos;
-  if (!digits || std::stoul(text) > 1024) {
-    throw InputError(std::nullopt, "--threads",
-                     "expected a thread count from 0 (every core) to 1024, got '" + text + "'");
-  }
-  return static_cast<unsigned>(std::stoul(text));
-}
-
-}  // namespace
-
 int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description options("Options");
   options.add_options()("help,h", "this help")(
@@ -86,7 +72,7 @@ int cmd_sweep(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   app::SweepRequest request;
   request.sweep_file = only_operand(files, "sweep", "expected one SWEEP.yaml (or --merge)");
-  request.threads = parse_threads(vm["threads"].as<std::string>());
+  request.threads = parse_thread_count(vm["threads"].as<std::string>(), "--threads");
   if (vm.count("shard")) {
     std::tie(request.shard, request.shards) = sweep::parse_shard(vm["shard"].as<std::string>());
   }

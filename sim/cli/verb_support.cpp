@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <optional>
 #include <sstream>
+#include <string>
 
 #include "models/error.hpp"
 #include "sim/app/available.hpp"
@@ -60,6 +61,16 @@ std::uint64_t parse_seed(const std::string& text) {
   const std::optional<std::uint64_t> seed = seed_from_text(text);
   if (!seed) throw InputError(std::nullopt, "--seed", bad_seed_problem(text));
   return *seed;
+}
+
+unsigned parse_thread_count(const std::string& text, const std::string& key) {
+  const bool digits = !text.empty() && text.size() <= 4 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoul(text) > 1024) {
+    throw InputError(std::nullopt, key,
+                     "expected a thread count from 0 (every core) to 1024, got '" + text + "'");
+  }
+  return static_cast<unsigned>(std::stoul(text));
 }
 
 void add_backend_flag_options(po::options_description& options) {

@@ -51,6 +51,10 @@ std::string verb_usage(const std::string& synopsis, const std::string& what,
 // The value of --seed, by the rule of the scenario's `seed:` (seed_from_text), else InputError.
 std::uint64_t parse_seed(const std::string& text);
 
+// A thread-count option's value (`key`, e.g. "--jobs"): 0 (every core) to 1024, digits only (so
+// that "-1" is not read as a huge unsigned count), else InputError naming the key.
+unsigned parse_thread_count(const std::string& text, const std::string& key);
+
 // The device catalog of a data folder (its devices/ sub-folder).
 using app::devices_from;
 

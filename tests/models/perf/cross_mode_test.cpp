@@ -540,6 +540,51 @@ TEST_CASE("zero-shot: a workload left out is predicted from its layer graph alon
   }
 }
 
+// The leave-outs are independent fits: run on threads they must give what they give one at a
+// time (same seed, same bytes), in the same order, with one progress call per workload left out.
+// A small protocol (the device on 2% of the modes, one few-shot draw at k = 10) keeps it short.
+TEST_CASE("zero-shot: workloads left out on threads give the same results as one at a time") {
+  const auto rows = reference_rows();
+  if (rows.empty()) return;  // skipped
+  const DeviceSpec d = testing::orin_agx_64gb();
+  ZeroShotOptions options;
+  options.device_modes = 0.02;
+  options.seed = 3;
+  options.only = {"lstm", "bert-base"};
+  options.few_shot_k = {10};
+  options.draws = 1;
+  const auto serial = zero_shot_leave_one_out(d, rows, workload_catalog(), options);
+  std::vector<std::pair<std::string, std::size_t>> calls;
+  options.threads = 2;
+  options.progress = [&](const std::string& left_out, std::size_t done, std::size_t total) {
+    CHECK(total == 2);
+    calls.emplace_back(left_out, done);
+  };
+  const auto threaded = zero_shot_leave_one_out(d, rows, workload_catalog(), options);
+  // bert-base has training rows, the LSTM both phases: three results, by name then phase
+  // (inference first).
+  REQUIRE(serial.size() == 3);
+  REQUIRE(threaded.size() == 3);
+  CHECK(serial[0].key == WorkloadKey{"bert-base", Phase::training});
+  CHECK(serial[1].key == WorkloadKey{"lstm", Phase::inference});
+  CHECK(serial[2].key == WorkloadKey{"lstm", Phase::training});
+  for (std::size_t i = 0; i < serial.size(); ++i) {
+    CHECK(threaded[i].key == serial[i].key);
+    CHECK(to_table(threaded[i].errors, "x") == to_table(serial[i].errors, "x"));
+    CHECK(threaded[i].errors.all.time_mape_pct == serial[i].errors.all.time_mape_pct);
+    CHECK(threaded[i].errors.all.power_mape_pct == serial[i].errors.all.power_mape_pct);
+    REQUIRE(threaded[i].few_shot.size() == 1);
+    REQUIRE(serial[i].few_shot.size() == 1);
+    CHECK(threaded[i].few_shot[0].time_mape_pct == serial[i].few_shot[0].time_mape_pct);
+    CHECK(threaded[i].few_shot[0].power_mape_pct == serial[i].few_shot[0].power_mape_pct);
+  }
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0].second == 1);
+  CHECK(calls[1].second == 2);
+  CHECK(calls[0].first != calls[1].first);
+  for (const auto& c : calls) CHECK((c.first == "lstm" || c.first == "bert-base"));
+}
+
 TEST_CASE(
     "zero-shot CPU work per sample follows the input's size among samples of its kind, bounded by "
     "the activations") {

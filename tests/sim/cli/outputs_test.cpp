@@ -80,6 +80,12 @@ TEST_CASE("calibrate refuses --modes options without --modes, and --out before f
   CHECK(refusal({"calibrate", "--fit", "x.csv"}) == "--fit: only with --modes");
   CHECK(refusal({"calibrate", "--holdout", "0.2"}) == "--holdout: only with --modes");
   CHECK(refusal({"calibrate", "--phase", "inference"}) == "--phase: only with --modes");
+  CHECK(refusal({"calibrate", "--modes", "--jobs", "2"}) == "--jobs: only with --zero-shot");
+  // A negative count is refused, not read as a huge unsigned one (study's --jobs alike).
+  CHECK(refusal({"calibrate", "--modes", "--zero-shot", "1", "--jobs", "-1"}) ==
+        "--jobs: expected a thread count from 0 (every core) to 1024, got '-1'");
+  CHECK(refusal({"study", "x.yaml", "--jobs", "-1"}) ==
+        "--jobs: expected a thread count from 0 (every core) to 1024, got '-1'");
   const auto reference = fulcrum::testing::reference_path("training-anchors.csv");
   if (!reference) return;  // skipped
   const std::string dir = std::filesystem::path(*reference).parent_path().string();
