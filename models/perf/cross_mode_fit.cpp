@@ -256,10 +256,38 @@ class Problem {
     const auto n = static_cast<Eigen::Index>(parameters_);
     Eigen::MatrixXd jac = Eigen::MatrixXd::Zero(m, n);
     constexpr double kStep = 1e-6;
-    Eigen::VectorXd r(m);
-    for (Eigen::Index p = 0; p < n; ++p) {
+    // Forward differences, one column per parameter; the columns are independent, so threads
+    // take them in turn, each with its own residual vector, and write only their own columns.
+    std::atomic<Eigen::Index> next{0};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    const auto work = [&] {
+      try {
+        column_range(t, base, r0, kStep, next, n, jac);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next = n;  // the other threads stop at their next column
+      }
+    };
+    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+    const auto threads = static_cast<Eigen::Index>(options_.threads > 0 ? options_.threads : cores);
+    std::vector<std::thread> pool;
+    for (Eigen::Index i = 1; i < std::min(threads, n); ++i) pool.emplace_back(work);
+    work();
+    for (std::thread& thread : pool) thread.join();
+    if (error) std::rethrow_exception(error);
+    return jac;
+  }
+
+  // Jacobian columns taken in turn from `next` until n: forward differences of the residuals.
+  void column_range(const Eigen::VectorXd& t, const CrossModeDevice& base,
+                    const Eigen::VectorXd& r0, double step, std::atomic<Eigen::Index>& next,
+                    Eigen::Index n, Eigen::MatrixXd& jac) const {
+    Eigen::VectorXd r(r0.size());
+    for (Eigen::Index p = next++; p < n; p = next++) {
       Eigen::VectorXd tp = t;
-      tp[p] += kStep;
+      tp[p] += step;
       CrossModeDevice d = base;
       std::vector<CrossModeWorkload> w(start_workloads_);
       decode(tp, d, w);
@@ -272,9 +300,8 @@ class Problem {
       r = r0;
       residuals(d, w, begin, end, r);
       priors(d, w, r);
-      jac.col(p) = (r - r0) / kStep;
+      jac.col(p) = (r - r0) / step;
     }
-    return jac;
   }
 
   void set_start(std::vector<CrossModeWorkload> w) { start_workloads_ = std::move(w); }
@@ -1057,7 +1084,7 @@ namespace {
 std::vector<ZeroShotResult> leave_out(const DeviceSpec& device, const std::vector<ModeRow>& rows,
                                       const std::vector<std::size_t>& device_side,
                                       const WorkloadCatalog& catalog, const std::string& left_out,
-                                      const ZeroShotOptions& options) {
+                                      const ZeroShotOptions& options, unsigned fit_threads) {
   std::vector<ModeRow> fit_rows, predicted;
   for (std::size_t i : device_side) {
     if (rows[i].workload != left_out) fit_rows.push_back(rows[i]);
@@ -1065,7 +1092,9 @@ std::vector<ZeroShotResult> leave_out(const DeviceSpec& device, const std::vecto
   for (const ModeRow& r : rows) {
     if (r.workload == left_out) predicted.push_back(r);
   }
-  CrossModeFit fit = fit_cross_mode(device, fit_rows, catalog);
+  CrossModeFitOptions fit_options;
+  fit_options.threads = fit_threads;
+  CrossModeFit fit = fit_cross_mode(device, fit_rows, catalog, fit_options);
   fit.calibration.graph = fit_graph_coefficients(device, fit.calibration, fit_rows, catalog);
   std::set<Phase> phases;
   for (const ModeRow& r : predicted) phases.insert(r.phase);
@@ -1134,6 +1163,12 @@ std::vector<ZeroShotResult> zero_shot_leave_one_out(const DeviceSpec& device,
   }
   // Each leave-out reads the rows and the catalog (thread-safe) and fits its own copies: the
   // threads share nothing they write but their slot of `results`.
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t available = options.threads > 0 ? options.threads : cores;
+  const std::size_t threads =
+      std::min<std::size_t>(std::max<std::size_t>(1, left_out.size()), available);
+  // Threads beyond one per leave-out go to each device fit's Jacobian columns.
+  const auto fit_threads = static_cast<unsigned>(std::max<std::size_t>(1, available / threads));
   std::vector<std::vector<ZeroShotResult>> results(left_out.size());
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;
@@ -1146,7 +1181,8 @@ std::vector<ZeroShotResult> zero_shot_leave_one_out(const DeviceSpec& device,
         if (error) return;
       }
       try {
-        results[i] = leave_out(device, rows, device_side, catalog, left_out[i], options);
+        results[i] =
+            leave_out(device, rows, device_side, catalog, left_out[i], options, fit_threads);
         const std::lock_guard<std::mutex> lock(mutex);
         ++done;
         if (options.progress) options.progress(left_out[i], done, left_out.size());
@@ -1157,9 +1193,6 @@ std::vector<ZeroShotResult> zero_shot_leave_one_out(const DeviceSpec& device,
       }
     }
   };
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const std::size_t threads = std::min<std::size_t>(std::max<std::size_t>(1, left_out.size()),
-                                                    options.threads > 0 ? options.threads : cores);
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();

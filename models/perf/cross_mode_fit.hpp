@@ -70,6 +70,9 @@ struct CrossModeFitOptions {
   double extras_prior = 0.3;
   // fit_workload only: learn ResidualCorrections of time and power from the profiled rows.
   bool residual_correction = true;
+  // Threads that compute the Jacobian's columns (0: one per core). Each column is computed as it
+  // is on one thread, so the fit is the same bytes for every count.
+  unsigned threads = 1;
 };
 
 struct CrossModeFit {
@@ -188,8 +191,8 @@ struct ZeroShotOptions {
   std::vector<int> few_shot_k;    // profiled rows per few-shot point (empty: none)
   int draws = 10;                 // few-shot draws per k
   // Workloads left out at once, each on its own thread (0: one per core, at most one per
-  // workload). Each leave-out is fitted as it is alone, so the results are the same bytes for
-  // every count.
+  // workload); threads beyond one per workload compute each device fit's Jacobian columns. Each
+  // leave-out is fitted as it is alone, so the results are the same bytes for every count.
   unsigned threads = 1;
   // Called after each workload left out is done (from the thread that did it, one call at a
   // time), with the count done so far and the total.

@@ -168,6 +168,8 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     throw InputError(std::nullopt, "--at", "only with --fit or --fit-sample");
   }
   const std::uint64_t seed = rq.seed;
+  models::CrossModeFitOptions fit_options;
+  fit_options.threads = rq.jobs;
   // Every input is read and checked before the (minutes-long) fit: the profile CSVs, --out.
   std::vector<std::filesystem::path> inputs;
   if (rq.fit) inputs.push_back(*rq.fit);
@@ -242,7 +244,8 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     for (const auto& r : all) {
       if (r.workload != w) device_rows.push_back(r);
     }
-    const models::CrossModeFit device_fit = models::fit_cross_mode(device, device_rows, catalog);
+    const models::CrossModeFit device_fit =
+        models::fit_cross_mode(device, device_rows, catalog, fit_options);
     if (!fit_table) {
       profile = models::select(
           all, models::sample_rows(all, *rq.fit_sample, seed, [&](const models::ModeRow& r) {
@@ -344,7 +347,7 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     const auto [fit_idx, rest_idx] = models::split_modes(all, holdout, seed);
     const auto fit_rows = models::select(all, fit_idx);
     const auto rest = models::select(all, rest_idx);
-    const models::CrossModeFit fit = models::fit_cross_mode(device, fit_rows, catalog);
+    const models::CrossModeFit fit = models::fit_cross_mode(device, fit_rows, catalog, fit_options);
     const models::ModeErrors errors =
         models::evaluate_cross_mode(device, fit.calibration, rest, catalog);
     out << "fitted on " << fit_rows.size() << " rows (" << fixed((1 - holdout) * 100, 0)
@@ -361,7 +364,7 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     report.text = out.str();
     return report;
   }
-  models::CrossModeFit fit = models::fit_cross_mode(device, all, catalog);
+  models::CrossModeFit fit = models::fit_cross_mode(device, all, catalog, fit_options);
   fit.calibration.graph = models::fit_graph_coefficients(device, fit.calibration, all, catalog);
   const models::ModeErrors errors =
       models::evaluate_cross_mode(device, fit.calibration, all, catalog);

@@ -28,8 +28,8 @@ struct CalibrateRequest {
   // Leave each workload out (or only `workload`): the device fitted on this share of the other
   // workloads' modes, every row of the one left out predicted from its layer graph, in (0, 1].
   std::optional<double> zero_shot = std::nullopt;
-  // Workloads left out at once with zero_shot, each on its own thread (0: one per core); the
-  // report is the same bytes for every count.
+  // Threads of a modes fit (0: one per core): the Jacobian's columns, and with zero_shot the
+  // workloads left out at once, one each; the report is the same bytes for every count.
   unsigned jobs = 0;
   // Told one line (no newline) as each step of a minutes-long fit ends (zero_shot: each workload
   // left out); may be empty.

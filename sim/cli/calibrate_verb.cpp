@@ -37,10 +37,11 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
       "with --modes: leave each workload out (or only --workload), fit the device on this share "
       "of the other workloads' modes, predict every row of it from its layer graph alone")(
       "jobs,j", po::value<std::string>(),
-      "with --zero-shot: workloads left out at once, one thread each (default 0: every core); "
-      "the same output for every count")("fit", po::value<std::string>(),
-                                         "with --modes: profile CSV of a new workload; fits only "
-                                         "its parameters (the device from the other workloads)")(
+      "with --modes: threads of the fits (default 0: every core), with --zero-shot first one "
+      "per workload left out; the same output for every count")(
+      "fit", po::value<std::string>(),
+      "with --modes: profile CSV of a new workload; fits only "
+      "its parameters (the device from the other workloads)")(
       "fit-sample", po::value<std::size_t>(),
       "with --modes: like --fit, with this many random "
       "reference rows of --workload in --phase")(
@@ -55,9 +56,10 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
   if (vm.count("help")) {
     out << verb_usage(
         "calibrate [--device NAME] [--reference DIR] [--out PATH]\n"
-        "       fulcrum calibrate --modes [--holdout F --seed S] [--fit CSV --workload W [--at "
+        "       fulcrum calibrate --modes [--jobs N] [--holdout F --seed S] [--fit CSV --workload "
+        "W [--at "
         "CSV]]\n"
-        "       fulcrum calibrate --modes --zero-shot F [--workload W] [--jobs N]",
+        "       fulcrum calibrate --modes [--jobs N] --zero-shot F [--workload W]",
         "Fits the analytic performance model's coefficients (least squares) to the\n"
         "published measurements, prints every anchor with its error and the MAPE, and\n"
         "writes the calibration file that `run` uses (models/data/calibration/).",
@@ -67,7 +69,7 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
   if (!vm.count("modes")) {
     // These shape a --modes fit; without --modes they would be ignored.
     for (const char* key :
-         {"holdout", "zero-shot", "fit", "fit-sample", "workload", "at", "seed"}) {
+         {"holdout", "zero-shot", "fit", "fit-sample", "workload", "at", "seed", "jobs"}) {
       if (vm.count(key)) {
         throw InputError(std::nullopt, std::string("--") + key, "only with --modes");
       }
@@ -86,7 +88,6 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
   if (vm.count("holdout")) request.holdout = vm["holdout"].as<double>();
   if (vm.count("zero-shot")) request.zero_shot = vm["zero-shot"].as<double>();
   if (vm.count("jobs")) {
-    if (!vm.count("zero-shot")) throw InputError(std::nullopt, "--jobs", "only with --zero-shot");
     request.jobs = parse_thread_count(vm["jobs"].as<std::string>(), "--jobs");
   }
   if (!request.quiet) {

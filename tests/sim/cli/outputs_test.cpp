@@ -80,7 +80,7 @@ TEST_CASE("calibrate refuses --modes options without --modes, and --out before f
   CHECK(refusal({"calibrate", "--fit", "x.csv"}) == "--fit: only with --modes");
   CHECK(refusal({"calibrate", "--holdout", "0.2"}) == "--holdout: only with --modes");
   CHECK(refusal({"calibrate", "--phase", "inference"}) == "--phase: only with --modes");
-  CHECK(refusal({"calibrate", "--modes", "--jobs", "2"}) == "--jobs: only with --zero-shot");
+  CHECK(refusal({"calibrate", "--jobs", "2"}) == "--jobs: only with --modes");
   // A negative count is refused, not read as a huge unsigned one (study's --jobs alike).
   CHECK(refusal({"calibrate", "--modes", "--zero-shot", "1", "--jobs", "-1"}) ==
         "--jobs: expected a thread count from 0 (every core) to 1024, got '-1'");
