@@ -585,6 +585,32 @@ TEST_CASE("zero-shot: workloads left out on threads give the same results as one
   for (const auto& c : calls) CHECK((c.first == "lstm" || c.first == "bert-base"));
 }
 
+// A leave-out that fails on its thread is reported as it would be on one thread: the error, not a
+// crash. Rows naming a workload the catalog lacks make every fit of the device refuse them.
+TEST_CASE("zero-shot: an error in a workload left out on a thread reaches the caller") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  ModeRow row;
+  row.phase = Phase::training;
+  row.mode = {12, d.cpu_khz.back(), d.gpu_hz.back(), d.emc_hz.back(), d.gpu_tpcs};
+  row.batch_size = 16;
+  row.time_s = 0.1;
+  row.power_w = 30;
+  std::vector<ModeRow> rows;
+  for (const char* name : {"resnet18", "no-such-workload", "bert-base"}) {
+    row.workload = name;
+    rows.push_back(row);
+  }
+  ZeroShotOptions options;
+  options.threads = 3;
+  std::size_t progress_calls = 0;
+  options.progress = [&](const std::string&, std::size_t, std::size_t) { ++progress_calls; };
+  CHECK_THROWS_AS(zero_shot_leave_one_out(d, rows, workload_catalog(), options),
+                  fulcrum::InputError);
+  // Every leave-out fails (the unknown workload is in its fit or is the one predicted): none
+  // reports done.
+  CHECK(progress_calls == 0);
+}
+
 TEST_CASE(
     "zero-shot CPU work per sample follows the input's size among samples of its kind, bounded by "
     "the activations") {
