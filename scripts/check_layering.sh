@@ -16,14 +16,15 @@ cd "$(dirname "$0")/.."
 # models <- backends <- sim. Inside models/ the sub-libraries follow models/CMakeLists.txt;
 # inside sim/ they follow sim/CMakeLists.txt (engine is domain-free and includes only itself).
 # models_all is every folder of models/: a new one goes here and gets a row of its own.
-models_all="models models/random models/io models/device models/workload models/perf models/learn models/pipeline models/onnx models/onnx/plugin"
+models_all="models models/random models/parallel models/io models/device models/workload models/perf models/learn models/pipeline models/onnx models/onnx/plugin"
 declare -A may_include=(
   [models]="models"
   [models/random]="models models/random"
+  [models/parallel]="models models/parallel"
   [models/io]="models models/io"
   [models/device]="models models/device"
   [models/workload]="models models/workload"
-  [models/perf]="models models/random models/io models/device models/workload models/perf"
+  [models/perf]="models models/random models/parallel models/io models/device models/workload models/perf"
   [models/learn]="models models/random models/device models/workload models/perf models/learn"
   [models/pipeline]="models models/random models/device models/perf models/pipeline"
   [models/onnx]="models models/io models/workload models/onnx"

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "models/io/csv_reader.hpp"
+#include "models/parallel/parallel.hpp"
 #include "models/random/rng_streams.hpp"
 #include "sim/config/device_catalog_loader.hpp"
 #include "sim/config/perf_model_loader.hpp"
@@ -20,7 +21,6 @@
 #include "sim/search/measured_set.hpp"
 #include "sim/search/steady_state.hpp"
 #include "sim/search/strategy.hpp"
-#include "sim/sweep/parallel.hpp"
 
 namespace fulcrum::sim::sweep {
 
@@ -379,7 +379,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
   const std::size_t total = spec.configurations();
   const std::size_t begin = total * (options.shard - 1) / options.shards;
   const std::size_t end = total * options.shard / options.shards;
-  const unsigned threads = thread_count(options.threads);
+  const unsigned threads = models::thread_count(options.threads);
   const search::StrategyRegistry& registry =
       options.strategies != nullptr ? *options.strategies : search::strategy_registry();
   // The shared work of every (ground truth, workload set) the shard touches.
@@ -391,7 +391,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
     }
   }
   std::vector<std::unique_ptr<Prepared>> prepared(sets.size());
-  parallel_for(0, sets.size(), threads, [&](std::size_t i) {
+  models::parallel_for(0, sets.size(), threads, [&](std::size_t i) {
     prepared[i] = prepare(spec, truths, registry, sets[i].first, sets[i].second);
   });
   auto prep_of = [&](std::size_t index) -> const Prepared& {
@@ -408,7 +408,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
     const std::size_t to = std::min(end, from + chunk);
     std::vector<std::string> text(to - from);
     std::vector<std::vector<Row>> rows(to - from);
-    parallel_for(from, to, threads, [&](std::size_t i) {
+    models::parallel_for(from, to, threads, [&](std::size_t i) {
       text[i - from] = run_config(spec, truths, registry, prep_of(i), i, rows[i - from]);
     });
     for (std::size_t i = 0; i < text.size(); ++i) {

@@ -1,4 +1,4 @@
-#include "sim/sweep/parallel.hpp"
+#include "models/parallel/parallel.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace fulcrum::sim::sweep {
+namespace fulcrum::models {
 
 unsigned thread_count(unsigned requested) {
   if (requested > 0) return requested;
@@ -41,4 +41,4 @@ void parallel_for(std::size_t begin, std::size_t end, unsigned threads,
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace fulcrum::sim::sweep
+}  // namespace fulcrum::models

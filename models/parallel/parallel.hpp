@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <functional>
 
-namespace fulcrum::sim::sweep {
+namespace fulcrum::models {
 
 // The number of threads to use for `requested` (0 = every core the machine reports, at least 1).
 unsigned thread_count(unsigned requested);
@@ -16,4 +16,4 @@ unsigned thread_count(unsigned requested);
 void parallel_for(std::size_t begin, std::size_t end, unsigned threads,
                   const std::function<void(std::size_t)>& fn);
 
-}  // namespace fulcrum::sim::sweep
+}  // namespace fulcrum::models
