@@ -3,19 +3,17 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 #include <tuple>
 
 #include "models/error.hpp"
+#include "models/parallel/parallel.hpp"
 #include "models/random/rng_streams.hpp"
 
 namespace fulcrum::models {
@@ -258,50 +256,26 @@ class Problem {
     constexpr double kStep = 1e-6;
     // Forward differences, one column per parameter; the columns are independent, so threads
     // take them in turn, each with its own residual vector, and write only their own columns.
-    std::atomic<Eigen::Index> next{0};
-    std::exception_ptr error;
-    std::mutex error_mutex;
-    const auto work = [&] {
-      try {
-        column_range(t, base, r0, kStep, next, n, jac);
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next = n;  // the other threads stop at their next column
-      }
-    };
-    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-    const auto threads = static_cast<Eigen::Index>(options_.threads > 0 ? options_.threads : cores);
-    std::vector<std::thread> pool;
-    for (Eigen::Index i = 1; i < std::min(threads, n); ++i) pool.emplace_back(work);
-    work();
-    for (std::thread& thread : pool) thread.join();
-    if (error) std::rethrow_exception(error);
+    parallel_for(0, static_cast<std::size_t>(n), thread_count(options_.threads),
+                 [&](std::size_t column) {
+                   const auto p = static_cast<Eigen::Index>(column);
+                   Eigen::VectorXd tp = t;
+                   tp[p] += kStep;
+                   CrossModeDevice d = base;
+                   std::vector<CrossModeWorkload> w(start_workloads_);
+                   decode(tp, d, w);
+                   std::size_t begin = 0, end = rows_.size();
+                   if (column >= device_fields_.size()) {
+                     const std::size_t k = key_of_parameter(column);
+                     begin = ranges_[k].first;
+                     end = ranges_[k].second;
+                   }
+                   Eigen::VectorXd r = r0;
+                   residuals(d, w, begin, end, r);
+                   priors(d, w, r);
+                   jac.col(p) = (r - r0) / kStep;
+                 });
     return jac;
-  }
-
-  // Jacobian columns taken in turn from `next` until n: forward differences of the residuals.
-  void column_range(const Eigen::VectorXd& t, const CrossModeDevice& base,
-                    const Eigen::VectorXd& r0, double step, std::atomic<Eigen::Index>& next,
-                    Eigen::Index n, Eigen::MatrixXd& jac) const {
-    Eigen::VectorXd r(r0.size());
-    for (Eigen::Index p = next++; p < n; p = next++) {
-      Eigen::VectorXd tp = t;
-      tp[p] += step;
-      CrossModeDevice d = base;
-      std::vector<CrossModeWorkload> w(start_workloads_);
-      decode(tp, d, w);
-      std::size_t begin = 0, end = rows_.size();
-      if (static_cast<std::size_t>(p) >= device_fields_.size()) {
-        const std::size_t k = key_of_parameter(static_cast<std::size_t>(p));
-        begin = ranges_[k].first;
-        end = ranges_[k].second;
-      }
-      r = r0;
-      residuals(d, w, begin, end, r);
-      priors(d, w, r);
-      jac.col(p) = (r - r0) / step;
-    }
   }
 
   void set_start(std::vector<CrossModeWorkload> w) { start_workloads_ = std::move(w); }
@@ -1110,10 +1084,12 @@ std::vector<ZeroShotResult> leave_out(const DeviceSpec& device, const std::vecto
     const WorkloadKey key{left_out, phase};
     const CrossModeWorkload start = zero.parameters(left_out, phase).first;
     for (int k : options.few_shot_k) {
-      std::vector<double> time_pct, power_pct;
-      for (int draw = 1; draw <= options.draws; ++draw) {
+      // The draws are independent fits: on the leave-out's threads, each into its own slot.
+      const auto draws = static_cast<std::size_t>(std::max(0, options.draws));
+      std::vector<double> time_pct(draws), power_pct(draws);
+      parallel_for(0, draws, fit_threads, [&](std::size_t slot) {
         const auto profiled =
-            sample_rows(of_phase, static_cast<std::size_t>(k), static_cast<std::uint64_t>(draw),
+            sample_rows(of_phase, static_cast<std::size_t>(k), slot + 1,  // draws 1..draws
                         [](const ModeRow&) { return true; });
         CrossModeCalibration cal = fit.calibration;
         cal.workloads[key] =
@@ -1125,9 +1101,9 @@ std::vector<ZeroShotResult> leave_out(const DeviceSpec& device, const std::vecto
           }
         }
         const ErrorStats e = evaluate_cross_mode(device, cal, rest, catalog).all;
-        time_pct.push_back(e.time_mape_pct);
-        power_pct.push_back(e.power_mape_pct);
-      }
+        time_pct[slot] = e.time_mape_pct;
+        power_pct[slot] = e.power_mape_pct;
+      });
       const auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
         const std::size_t n = v.size();
@@ -1163,41 +1139,21 @@ std::vector<ZeroShotResult> zero_shot_leave_one_out(const DeviceSpec& device,
   }
   // Each leave-out reads the rows and the catalog (thread-safe) and fits its own copies: the
   // threads share nothing they write but their slot of `results`.
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  const std::size_t available = options.threads > 0 ? options.threads : cores;
+  const std::size_t available = thread_count(options.threads);
   const std::size_t threads =
       std::min<std::size_t>(std::max<std::size_t>(1, left_out.size()), available);
-  // Threads beyond one per leave-out go to each device fit's Jacobian columns.
+  // Threads beyond one per leave-out go to each one's device fit (its Jacobian's columns) and
+  // few-shot draws.
   const auto fit_threads = static_cast<unsigned>(std::max<std::size_t>(1, available / threads));
   std::vector<std::vector<ZeroShotResult>> results(left_out.size());
-  std::atomic<std::size_t> next{0};
   std::size_t done = 0;
   std::mutex mutex;
-  std::exception_ptr error;
-  const auto work = [&] {
-    for (std::size_t i = next++; i < left_out.size(); i = next++) {
-      {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (error) return;
-      }
-      try {
-        results[i] =
-            leave_out(device, rows, device_side, catalog, left_out[i], options, fit_threads);
-        const std::lock_guard<std::mutex> lock(mutex);
-        ++done;
-        if (options.progress) options.progress(left_out[i], done, left_out.size());
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (!error) error = std::current_exception();
-        return;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  parallel_for(0, left_out.size(), static_cast<unsigned>(threads), [&](std::size_t i) {
+    results[i] = leave_out(device, rows, device_side, catalog, left_out[i], options, fit_threads);
+    const std::lock_guard<std::mutex> lock(mutex);
+    ++done;
+    if (options.progress) options.progress(left_out[i], done, left_out.size());
+  });
   std::vector<ZeroShotResult> out;
   for (auto& r : results) {
     for (auto& one : r) out.push_back(std::move(one));

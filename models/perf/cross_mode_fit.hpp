@@ -191,8 +191,9 @@ struct ZeroShotOptions {
   std::vector<int> few_shot_k;    // profiled rows per few-shot point (empty: none)
   int draws = 10;                 // few-shot draws per k
   // Workloads left out at once, each on its own thread (0: one per core, at most one per
-  // workload); threads beyond one per workload compute each device fit's Jacobian columns. Each
-  // leave-out is fitted as it is alone, so the results are the same bytes for every count.
+  // workload); threads beyond one per workload go to each leave-out's device fit (its Jacobian's
+  // columns) and few-shot draws. Each fit and draw is computed as it is alone, so the results are
+  // the same bytes for every count.
   unsigned threads = 1;
   // Called after each workload left out is done (from the thread that did it, one call at a
   // time), with the count done so far and the total.

@@ -542,7 +542,7 @@ TEST_CASE("zero-shot: a workload left out is predicted from its layer graph alon
 
 // The leave-outs are independent fits: run on threads they must give what they give one at a
 // time (same seed, same bytes), in the same order, with one progress call per workload left out.
-// A small protocol (the device on 2% of the modes, one few-shot draw at k = 10) keeps it short.
+// A small protocol (the device on 2% of the modes, two few-shot draws at k = 10) keeps it short.
 TEST_CASE("zero-shot: workloads left out on threads give the same results as one at a time") {
   const auto rows = reference_rows();
   if (rows.empty()) return;  // skipped
@@ -552,10 +552,11 @@ TEST_CASE("zero-shot: workloads left out on threads give the same results as one
   options.seed = 3;
   options.only = {"lstm", "bert-base"};
   options.few_shot_k = {10};
-  options.draws = 1;
+  options.draws = 2;
   const auto serial = zero_shot_leave_one_out(d, rows, workload_catalog(), options);
   std::vector<std::pair<std::string, std::size_t>> calls;
-  options.threads = 2;
+  // Four threads: one per leave-out, and two for each one's device fit and few-shot draws.
+  options.threads = 4;
   options.progress = [&](const std::string& left_out, std::size_t done, std::size_t total) {
     CHECK(total == 2);
     calls.emplace_back(left_out, done);
