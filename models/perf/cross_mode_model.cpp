@@ -23,10 +23,25 @@ namespace {
 
 // (a^p + b^p)^(1/p): the combined time of two activities that overlap partly. p = 1 is strict
 // sequence, p -> infinity full overlap (the max); scaled so that large ratios do not overflow.
+//
+// The fits call this some ten million times, the occupancy's p in the hundreds: it skips the
+// powers whose value is known exactly, so it returns the bits of
+// m * pow(pow(a / m, p) + pow(b / m, p), 1 / p) without always computing them. The larger term's
+// ratio is exactly 1, and pow(1, y) is exactly 1 (IEEE 754); the smaller one's ratio r < 2^e
+// (frexp), so r^p < 2^(e p), and where e p < -60 the sum 1 + r^p rounds to exactly 1 (r^p is
+// below half an ulp of 1), whose power is 1 again: the result is m.
 double pnorm(double a, double b, double p) {
   const double m = std::max(a, b);
   if (!(m > 0)) return 0;
-  return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
+  if (!std::isfinite(m) || !(p > 0) || std::isnan(a) || std::isnan(b)) {
+    return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
+  }
+  const double r = std::min(a, b) / m;
+  int e = 0;
+  std::frexp(r, &e);
+  if (r >= 0 && static_cast<double>(e) * p < -60) return m;
+  const double sum = 1.0 + std::pow(r, p);
+  return sum == 1.0 ? m : m * std::pow(sum, 1.0 / p);
 }
 
 double table_max(const std::vector<double>& table, double fallback) {
@@ -468,6 +483,8 @@ CrossModeWorkload zero_shot_parameters(const DeviceSpec& device,
   return z;
 }
 
+double cross_mode_pnorm(double a, double b, double p) { return pnorm(a, b, p); }
+
 double cross_mode_voltage(double f, const std::vector<double>& table, double v_min_ratio,
                           double curve) {
   if (table.size() < 2) return 1.0;
@@ -531,20 +548,29 @@ double library_launches(const Workload& workload, Phase phase) {
   return launches;
 }
 
-RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
-                          const PowerMode& mode) {
-  const double vg =
-      cross_mode_voltage(mode.gpu_hz, device.gpu_hz, d.gpu_v_min_ratio, d.gpu_v_curve);
-  const double vc =
-      cross_mode_voltage(mode.cpu_khz, device.cpu_khz, d.cpu_v_min_ratio, d.cpu_v_curve);
+namespace {
+
+// The idle power at the mode's GPU and CPU voltages vg and vc, on the device's rails.
+RailPower idle_power(const DeviceSpec& device, const CrossModeDevice& d, const PowerMode& mode,
+                     double vg, double vc, const RailMap& rails) {
   const double emc_frac = mode.emc_hz / table_max(device.emc_hz, mode.emc_hz);
-  const RailMap rails = rail_map(device);
   RailPower p;
   p.power_w.assign(std::max<std::size_t>(1, device.rails.size()), 0.0);
   p.power_w[rails.gpu_soc] += d.base_w * d.base_gpu_soc_share + d.gpu_static_w * vg * vg;
   p.power_w[rails.cpu] += d.cpu_core_static_w * mode.cores * vc * vc;
   p.power_w[rails.sys] += d.base_w * (1 - d.base_gpu_soc_share) + d.emc_static_w * emc_frac;
   return p;
+}
+
+}  // namespace
+
+RailPower cross_mode_idle(const DeviceSpec& device, const CrossModeDevice& d,
+                          const PowerMode& mode) {
+  const double vg =
+      cross_mode_voltage(mode.gpu_hz, device.gpu_hz, d.gpu_v_min_ratio, d.gpu_v_curve);
+  const double vc =
+      cross_mode_voltage(mode.cpu_khz, device.cpu_khz, d.cpu_v_min_ratio, d.cpu_v_curve);
+  return idle_power(device, d, mode, vg, vc, rail_map(device));
 }
 
 std::array<double, kResidualDims> residual_position(const DeviceSpec& device, const PowerMode& mode,
@@ -692,8 +718,9 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
                                          e.time_s);
   const double busy_cores = std::min<double>(mode.cores, (e.host_s + pipeline_core_s) / e.time_s);
   const double traffic = std::min(1.0, f.dram_bytes / e.time_s / peak_bandwidth);
-  e.rails = cross_mode_idle(device, d, mode);
+  // The idle terms at the same voltages (computed once for both).
   const RailMap rails = rail_map(device);
+  e.rails = idle_power(device, d, mode, vg, vc, rails);
   e.rails.power_w[rails.gpu_soc] +=
       d.gpu_dynamic_w * w.gpu_activity * u_gpu * (mode.gpu_hz / gpu_max) * vg * vg;
   e.rails.power_w[rails.cpu] +=

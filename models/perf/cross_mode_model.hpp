@@ -429,6 +429,11 @@ class CrossModeModel : public PerfModel {
   std::shared_ptr<ZeroShotCache> zero_shot_ = std::make_shared<ZeroShotCache>();
 };
 
+// (a^p + b^p)^(1/p), computed as max(a, b) (1 + (min / max)^p)^(1/p) and bit for bit equal to
+// m * pow(pow(a / m, p) + pow(b / m, p), 1 / p), m = max(a, b) (0 when m <= 0): the model's
+// combination of two partly overlapping times (p = 1 in sequence, p -> infinity the max).
+double cross_mode_pnorm(double a, double b, double p);
+
 // V(f)/V(f_max): v_min_ratio at the table's lowest clock, 1 at its highest,
 // v_min + (1 - v_min) x^curve between (x the clock's position from lowest to highest).
 double cross_mode_voltage(double f, const std::vector<double>& table, double v_min_ratio,

@@ -540,6 +540,38 @@ TEST_CASE("zero-shot: a workload left out is predicted from its layer graph alon
   }
 }
 
+// The p-norm skips the powers whose value IEEE 754 fixes (pow(1, y) = 1; a sum that rounds to 1)
+// and must return the very bits of the formula it stands for, on either side of its cut-off
+// (the smaller ratio below 2^-60/p) and at the exponents the fit uses (1.2 to the occupancy's
+// hundreds).
+TEST_CASE("the p-norm's shortcuts return the bits of the full formula") {
+  const auto full = [](double a, double b, double p) {
+    const double m = std::max(a, b);
+    if (!(m > 0)) return 0.0;
+    return m * std::pow(std::pow(a / m, p) + std::pow(b / m, p), 1.0 / p);
+  };
+  std::size_t checked = 0;
+  for (double p : {1.0, 1.21, 2.3, 3.46, 4.0, 60.0, 517.0, 5000.0}) {
+    for (double m : {1e-6, 3.7e-3, 0.25, 1.0, 42.0}) {
+      // Ratios from 1 down across 2^-60/p, and 0.
+      for (double r = 1.0; r > 1e-30; r *= 0.61) {
+        const double a = m, b = m * r;
+        CHECK(cross_mode_pnorm(a, b, p) == full(a, b, p));
+        CHECK(cross_mode_pnorm(b, a, p) == full(b, a, p));
+        checked += 2;
+      }
+      CHECK(cross_mode_pnorm(m, 0.0, p) == m);
+      CHECK(cross_mode_pnorm(m, m, p) == full(m, m, p));
+    }
+  }
+  CHECK(checked > 1000);
+  CHECK(cross_mode_pnorm(0.0, 0.0, 2.0) == 0.0);
+  // By hand: (3^2 + 4^2)^(1/2) = 5, in sequence 3 + 4 = 7, and at p = 517 the max.
+  CHECK(cross_mode_pnorm(3, 4, 2) == Approx(5).epsilon(1e-15));
+  CHECK(cross_mode_pnorm(3, 4, 1) == Approx(7).epsilon(1e-15));
+  CHECK(cross_mode_pnorm(1e-3, 0.2, 517) == 0.2);
+}
+
 // The leave-outs are independent fits: run on threads they must give what they give one at a
 // time (same seed, same bytes), in the same order, with one progress call per workload left out.
 // A small protocol (the device on 2% of the modes, two few-shot draws at k = 10) keeps it short.

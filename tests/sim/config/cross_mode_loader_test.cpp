@@ -167,7 +167,7 @@ TEST_CASE("the public API predicts by workload name and alias") {
                   InputError);
 }
 
-// The full fit over all 20,642 rows takes 27 s on one thread on the 2-core machine, over its
+// The full fit over all 20,642 rows takes 21 s on one thread on the 2-core machine, over its
 // per-test budget; so this checks a reduced fit (the modes of a seeded 10% draw) for determinism,
 // through the same code path (fit, header, text), the second time with the Jacobian's columns on
 // two threads. The shipped file is regenerated with the command in its header.
