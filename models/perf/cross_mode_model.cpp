@@ -494,6 +494,39 @@ double cross_mode_voltage(double f, const std::vector<double>& table, double v_m
   return v_min_ratio + (1.0 - v_min_ratio) * std::pow(x, curve);
 }
 
+namespace {
+
+// What the recurrent layers add to a minibatch, from one walk of the graph: the launches cuDNN
+// issues by itself, the dependent steps, and the thread blocks summed over those steps.
+struct RecurrentWork {
+  double launches = 0;
+  double steps = 0;
+  double blocks = 0;
+};
+RecurrentWork recurrent_work(const Workload& workload, Phase phase, int batch_size) {
+  const bool training = phase == Phase::training;
+  const double rows = std::ceil(std::max(1, batch_size) / kTensorTileM);
+  RecurrentWork r;
+  for_each_recurrent_layer(workload, [&](const Layer& l, double t, double hidden) {
+    // The graph counts 2 kernels (input projection, recurrence); cuDNN issues the projection and
+    // a GEMM and a point-wise kernel per step; training's backward pass walks the steps again.
+    const double forward = std::max(0.0, 2 * t + 1 - l.kernels);
+    r.launches += training ? 2 * forward : forward;
+    // Forward steps: the batch's hidden states times the recurrent weights, 4 x hidden gate
+    // columns; backward steps: the gates' gradients times their transpose, hidden columns.
+    r.steps += t;
+    r.blocks += t * rows * std::ceil(4 * hidden / kTensorTileN);
+    if (!training) return;
+    r.steps += t;
+    r.blocks += t * rows * std::ceil(hidden / kTensorTileN);
+  });
+  return r;
+}
+
+double mean_step_blocks(const RecurrentWork& r) { return r.steps > 0 ? r.blocks / r.steps : 0.0; }
+
+}  // namespace
+
 WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, Phase phase,
                            int batch_size) {
   const auto bytes = [&](int b) {
@@ -510,42 +543,23 @@ WorkFeatures work_features(const DeviceSpec& device, const Workload& workload, P
     f.kernels += l.kernels;
   }
   f.fixed_bytes = std::clamp(2 * bytes(1) - bytes(2), 0.0, f.dram_bytes);
-  f.library_launches = library_launches(workload, phase);
-  f.recurrent_steps = recurrent_steps(workload, phase);
-  f.recurrent_step_blocks = recurrent_step_blocks(workload, phase, batch_size);
+  const RecurrentWork recurrent = recurrent_work(workload, phase, batch_size);
+  f.library_launches = recurrent.launches;
+  f.recurrent_steps = recurrent.steps;
+  f.recurrent_step_blocks = mean_step_blocks(recurrent);
   return f;
 }
 
 double recurrent_steps(const Workload& workload, Phase phase) {
-  double steps = 0;
-  for_each_recurrent_layer(workload, [&](const Layer&, double t, double) {
-    steps += (phase == Phase::training ? 2 : 1) * t;
-  });
-  return steps;
+  return recurrent_work(workload, phase, 1).steps;
 }
 
 double recurrent_step_blocks(const Workload& workload, Phase phase, int batch_size) {
-  const double rows = std::ceil(std::max(1, batch_size) / kTensorTileM);
-  double steps = 0, blocks = 0;
-  for_each_recurrent_layer(workload, [&](const Layer&, double t, double hidden) {
-    steps += t;
-    blocks += t * rows * std::ceil(4 * hidden / kTensorTileN);
-    if (phase != Phase::training) return;
-    steps += t;
-    blocks += t * rows * std::ceil(hidden / kTensorTileN);
-  });
-  return steps > 0 ? blocks / steps : 0.0;
+  return mean_step_blocks(recurrent_work(workload, phase, batch_size));
 }
 
 double library_launches(const Workload& workload, Phase phase) {
-  double launches = 0;
-  for_each_recurrent_layer(workload, [&](const Layer& l, double steps, double) {
-    // The graph counts 2 kernels (input projection, recurrence); cuDNN issues the projection and
-    // a GEMM and a point-wise kernel per step.
-    const double forward = std::max(0.0, 2 * steps + 1 - l.kernels);
-    launches += phase == Phase::training ? 2 * forward : forward;
-  });
-  return launches;
+  return recurrent_work(workload, phase, 1).launches;
 }
 
 namespace {
