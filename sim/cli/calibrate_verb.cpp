@@ -56,9 +56,8 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
   if (vm.count("help")) {
     out << verb_usage(
         "calibrate [--device NAME] [--reference DIR] [--out PATH]\n"
-        "       fulcrum calibrate --modes [--jobs N] [--holdout F --seed S] [--fit CSV --workload "
-        "W [--at "
-        "CSV]]\n"
+        "       fulcrum calibrate --modes [--jobs N] [--holdout F --seed S]\n"
+        "                         [--fit CSV --workload W [--at CSV]]\n"
         "       fulcrum calibrate --modes [--jobs N] --zero-shot F [--workload W]",
         "Fits the analytic performance model's coefficients (least squares) to the\n"
         "published measurements, prints every anchor with its error and the MAPE, and\n"
