@@ -396,8 +396,8 @@ TEST_CASE("zero-shot LeNet-5 at MAXN against its published training compute", "[
     const double predicted_ms =
         model.predict(a.workload, models::Phase::training, a.mode, a.batch_size).device_s * 1e3;
     const double error = predicted_ms / *a.time_ms - 1;
-    INFO(a.workload << " at " << a.mode_label << ": predicted " << predicted_ms
-                    << " ms, published " << *a.time_ms << " ms (" << a.source << ")");
+    INFO(a.workload << " at " << a.mode_label << ": predicted " << predicted_ms << " ms, published "
+                    << *a.time_ms << " ms (" << a.source << ")");
     ++rows[a.workload];
     if (a.workload == "lenet5") {
       CHECK_FALSE(model.parameters("lenet5", models::Phase::training).second);  // zero-shot
