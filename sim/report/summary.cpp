@@ -251,6 +251,49 @@ const char* met(const std::optional<bool>& b) {
   return *b ? "met" : "MISSED";
 }
 
+// What an extrapolated figure means under each performance model (docs/METRICS.md, Provenance).
+const char* extrapolated_because(const std::string& perf_model) {
+  if (perf_model == "analytic-modes") {
+    return "zero-shot: no fitted parameters on this device, from the layer graph; docs/MODEL.md";
+  }
+  if (perf_model == "table") return "beyond the profiled modes or batch sizes";
+  if (perf_model == "analytic") return "the device has no calibration of its own";
+  return "see docs/METRICS.md, Provenance";
+}
+
+// One line naming the performance model and, where some items' figures were not measured or
+// modelled on fitted parameters, how many of each context's were extrapolated or interpolated.
+std::string model_line(const RunResult& r) {
+  std::string parts;
+  bool extrapolated = false;
+  const auto count = [](std::string& to, std::uint64_t n, std::uint64_t all, const char* items,
+                        const char* what) {
+    if (n == 0) return;
+    to.append(to.back() == ':' ? " " : ", ");
+    to.append(std::to_string(n)).append(" of ").append(std::to_string(all));
+    to.append(" ").append(items).append(" ").append(what);
+  };
+  const auto add = [&](const std::string& who, const ProvenanceCounts& p, const char* items) {
+    if (p.extrapolated == 0 && p.interpolated == 0) return;
+    const std::uint64_t all = p.measured + p.interpolated + p.extrapolated + p.modelled;
+    std::string part(who);
+    part.append(":");
+    count(part, p.extrapolated, all, items, "extrapolated");
+    count(part, p.interpolated, all, items, "interpolated");
+    if (!parts.empty()) parts.append("; ");
+    parts.append(part);
+    extrapolated = extrapolated || p.extrapolated > 0;
+  };
+  if (r.training) add(r.training->workload + " training", r.training->provenance, "minibatches");
+  for (const StreamResult& s : r.inference) add(s.name + " inference", s.provenance, "batches");
+  std::string out("  model      ");
+  out.append(r.perf_model);
+  if (!parts.empty()) out.append("; ").append(parts);
+  if (extrapolated) out.append(" (").append(extrapolated_because(r.perf_model)).append(")");
+  out.append("\n");
+  return out;
+}
+
 }  // namespace
 
 std::string format_summary_text(const RunResult& r) {
@@ -261,6 +304,7 @@ std::string format_summary_text(const RunResult& r) {
   appendf(out, "%s: %s, %s, %s, %.6g s simulated, seed %llu\n", r.scenario.c_str(),
           r.device.c_str(), power_mode_label(r.mode).c_str(), sharing.c_str(), r.duration_s,
           static_cast<unsigned long long>(r.seed));
+  out += model_line(r);
   if (r.training) {
     const TrainingResult& t = *r.training;
     appendf(out,

@@ -161,6 +161,37 @@ TEST_CASE("the text summary shows every headline number with its unit") {
   CHECK(text.find("latency: met") != std::string::npos);
 }
 
+TEST_CASE("the text summary names the performance model and counts figures not fitted") {
+  RunResult result = testing::small_result();
+  result.perf_model = "analytic-modes";
+  result.training->provenance.modelled = 30;
+  result.inference[0].provenance.modelled = 149;
+  std::string text = format_summary_text(result);
+  CHECK(text.find("\n  model      analytic-modes\n") != std::string::npos);  // nothing more to say
+
+  // A workload without fitted parameters: every item extrapolated, and why, once.
+  result.training->provenance = {};
+  result.training->provenance.extrapolated = 30;
+  text = format_summary_text(result);
+  CHECK(text.find("  model      analytic-modes; mobilenetv3-large training: 30 of 30 minibatches "
+                  "extrapolated (zero-shot: no fitted parameters on this device, from the layer "
+                  "graph; docs/MODEL.md)\n") != std::string::npos);
+
+  // A table model between and beyond its profiled modes, per context.
+  result.perf_model = "table";
+  result.training->provenance = {};
+  result.training->provenance.measured = 20;
+  result.training->provenance.interpolated = 10;
+  result.inference[0].provenance = {};
+  result.inference[0].provenance.extrapolated = 49;
+  result.inference[0].provenance.interpolated = 100;
+  text = format_summary_text(result);
+  CHECK(text.find("  model      table; mobilenetv3-large training: 10 of 30 minibatches "
+                  "interpolated; resnet50-0 inference: 49 of 149 batches extrapolated, 100 of 149 "
+                  "batches interpolated (beyond the profiled modes or batch sizes)\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("a stream that completed no request reports null latencies, not zero") {
   RunResult result = testing::small_result();
   result.inference[0].completed = 0;
