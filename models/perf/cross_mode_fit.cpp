@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <string>
 #include <tuple>
 
 #include "models/error.hpp"
@@ -69,6 +70,23 @@ const std::vector<CrossModeField>& cross_mode_fields() {
        "prior: rail split (module totals measured)", &D::base_gpu_soc_share, 'x'},
   };
   return fields;
+}
+
+bool cross_mode_power_field(const CrossModeField& field) {
+  static const std::set<std::string> power = {"base_w",
+                                              "gpu_static_w",
+                                              "cpu_core_static_w",
+                                              "emc_static_w",
+                                              "gpu_dynamic_w",
+                                              "gpu_stall_power_share",
+                                              "cpu_core_dynamic_w",
+                                              "dram_dynamic_w",
+                                              "gpu_v_min_ratio",
+                                              "cpu_v_min_ratio",
+                                              "gpu_v_curve",
+                                              "cpu_v_curve",
+                                              "base_gpu_soc_share"};
+  return power.count(field.name) > 0;
 }
 
 namespace {
@@ -211,14 +229,20 @@ class Problem {
     }
   }
 
-  // Residuals of rows [begin, end) and the priors of keys in [kbegin, kend) into r.
+  // Residuals of rows [begin, end) into r; with `terms`, each row's time terms are taken from
+  // it (computed at parameters that differ from d and w in power parameters only).
   void residuals(const CrossModeDevice& d, const std::vector<CrossModeWorkload>& w,
-                 std::size_t begin, std::size_t end, Eigen::VectorXd& r) const {
+                 std::size_t begin, std::size_t end, Eigen::VectorXd& r,
+                 const std::vector<CrossModeTimeTerms>* terms = nullptr) const {
     for (std::size_t i = begin; i < end; ++i) {
       const Row& row = rows_[i];
       const ModeRow& m = *row.row;
-      const CrossModeEstimate e = cross_mode_estimate(device_, d, w[row.key], m.phase,
-                                                      features_[row.feature], m.mode, m.batch_size);
+      const CrossModeEstimate e =
+          terms != nullptr
+              ? cross_mode_estimate_from(device_, d, w[row.key], features_[row.feature], m.mode,
+                                         m.batch_size, (*terms)[i])
+              : cross_mode_estimate(device_, d, w[row.key], m.phase, features_[row.feature], m.mode,
+                                    m.batch_size);
       const auto j = static_cast<Eigen::Index>(2 * i);
       r[j] = huber_residual(std::log(e.time_s / m.time_s), options_.huber);
       r[j + 1] = huber_residual((e.power_w - m.power_w) / m.power_w, options_.huber);
@@ -254,27 +278,49 @@ class Problem {
     const auto n = static_cast<Eigen::Index>(parameters_);
     Eigen::MatrixXd jac = Eigen::MatrixXd::Zero(m, n);
     constexpr double kStep = 1e-6;
+    const unsigned threads = thread_count(options_.threads);
+    // Every row's time terms at t, for the columns of the power parameters, which the time terms
+    // do not read (cross_mode_time_terms): those columns compute the power alone, to the same
+    // bits as the whole estimate. Worth a pass over the rows where the device's power fields are
+    // free (a workload's gpu_activity alone saves only the pass over its own rows).
+    const bool reuse =
+        std::any_of(device_fields_.begin(), device_fields_.end(),
+                    [](const CrossModeField* f) { return cross_mode_power_field(*f); });
+    std::vector<CrossModeTimeTerms> terms(reuse ? rows_.size() : 0);
+    if (reuse) {
+      CrossModeDevice d = base;
+      std::vector<CrossModeWorkload> w(start_workloads_);
+      decode(t, d, w);
+      constexpr std::size_t kChunk = 256;
+      parallel_for(0, (rows_.size() + kChunk - 1) / kChunk, threads, [&](std::size_t c) {
+        for (std::size_t i = c * kChunk; i < std::min(rows_.size(), (c + 1) * kChunk); ++i) {
+          const Row& row = rows_[i];
+          const ModeRow& m = *row.row;
+          terms[i] = cross_mode_time_terms(device_, d, w[row.key], m.phase, features_[row.feature],
+                                           m.mode, m.batch_size);
+        }
+      });
+    }
     // Forward differences, one column per parameter; the columns are independent, so threads
     // take them in turn, each with its own residual vector, and write only their own columns.
-    parallel_for(0, static_cast<std::size_t>(n), thread_count(options_.threads),
-                 [&](std::size_t column) {
-                   const auto p = static_cast<Eigen::Index>(column);
-                   Eigen::VectorXd tp = t;
-                   tp[p] += kStep;
-                   CrossModeDevice d = base;
-                   std::vector<CrossModeWorkload> w(start_workloads_);
-                   decode(tp, d, w);
-                   std::size_t begin = 0, end = rows_.size();
-                   if (column >= device_fields_.size()) {
-                     const std::size_t k = key_of_parameter(column);
-                     begin = ranges_[k].first;
-                     end = ranges_[k].second;
-                   }
-                   Eigen::VectorXd r = r0;
-                   residuals(d, w, begin, end, r);
-                   priors(d, w, r);
-                   jac.col(p) = (r - r0) / kStep;
-                 });
+    parallel_for(0, static_cast<std::size_t>(n), threads, [&](std::size_t column) {
+      const auto p = static_cast<Eigen::Index>(column);
+      Eigen::VectorXd tp = t;
+      tp[p] += kStep;
+      CrossModeDevice d = base;
+      std::vector<CrossModeWorkload> w(start_workloads_);
+      decode(tp, d, w);
+      std::size_t begin = 0, end = rows_.size();
+      if (column >= device_fields_.size()) {
+        const std::size_t k = key_of_parameter(column);
+        begin = ranges_[k].first;
+        end = ranges_[k].second;
+      }
+      Eigen::VectorXd r = r0;
+      residuals(d, w, begin, end, r, reuse && power_only(column) ? &terms : nullptr);
+      priors(d, w, r);
+      jac.col(p) = (r - r0) / kStep;
+    });
     return jac;
   }
 
@@ -286,6 +332,12 @@ class Problem {
     std::size_t key;
     std::size_t feature;
   };
+  // Whether parameter p is one of the power parameters (a device field cross_mode_power_field
+  // names, or a workload's gpu_activity), which cross_mode_time_terms does not read.
+  bool power_only(std::size_t p) const {
+    if (p < device_fields_.size()) return cross_mode_power_field(*device_fields_[p]);
+    return p - key_offset_[key_of_parameter(p)] == 2;  // gpu_activity (encode's layout)
+  }
   std::size_t key_of_parameter(std::size_t p) const {
     std::size_t k = 0;
     while (k + 1 < key_offset_.size() && key_offset_[k + 1] <= p) ++k;

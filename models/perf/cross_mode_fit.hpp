@@ -232,5 +232,8 @@ struct CrossModeField {
               // 'x' fixed (a prior or a condition of the measurements)
 };
 const std::vector<CrossModeField>& cross_mode_fields();
+// Whether a field is a power parameter, one that cross_mode_time_terms does not read (base,
+// static, dynamic and stall power, the voltage curves, the base power's rail split).
+bool cross_mode_power_field(const CrossModeField& field);
 
 }  // namespace fulcrum::models

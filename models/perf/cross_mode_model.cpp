@@ -633,10 +633,10 @@ double residual_value(const ResidualCorrection& c, const std::array<double, kRes
   return sum;
 }
 
-CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeDevice& d,
-                                      const CrossModeWorkload& w, Phase phase,
-                                      const WorkFeatures& f, const PowerMode& mode, int batch_size,
-                                      double host_share) {
+CrossModeTimeTerms cross_mode_time_terms(const DeviceSpec& device, const CrossModeDevice& d,
+                                         const CrossModeWorkload& w, Phase phase,
+                                         const WorkFeatures& f, const PowerMode& mode,
+                                         int batch_size, double host_share) {
   if (!(mode.gpu_hz > 0) || !(mode.cpu_khz > 0) || !(mode.emc_hz > 0) || mode.cores <= 0) {
     throw InputError("mode " + mode.label() + " has a zero clock or no cores");
   }
@@ -645,13 +645,11 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
                      std::to_string(host_share));
   }
   const double emc_max = table_max(device.emc_hz, mode.emc_hz);
-  const double gpu_max = table_max(device.gpu_hz, mode.gpu_hz);
-  const double cpu_max = table_max(device.cpu_khz, mode.cpu_khz);
   const double bandwidth = device.memory_bandwidth_gbps(mode.emc_hz) * 1e9;  // bytes/s
   const double peak_bandwidth = device.memory_bandwidth_gbps(emc_max) * 1e9;
   if (!(bandwidth > 0)) throw InputError("device " + device.name + " has no memory bus width");
 
-  CrossModeEstimate e;
+  CrossModeTimeTerms e;
   // GPU: compute at the achieved share of the CUDA-core peak, but a kernel takes at least a fixed
   // number of cycles (its launch on the GPU, one partial wave): its work hides under them until it
   // fills the SMs (occupancy: a p-norm, the sum at 1). DRAM traffic at the achieved share of the
@@ -673,15 +671,14 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   // work overlaps (the max). Through the chain beyond the work, the SMs a step's GEMM fills
   // (its thread blocks over the mode's SMs) compute and the others wait at the stalled share of
   // the GPU's power.
-  double chain_s = 0, chain_sm_share = 0;
   if (w.library_launches_apart && f.recurrent_steps > 0) {
     const double work_s = e.gpu_s;
     e.gpu_s =
         std::max(e.gpu_s, f.recurrent_steps * d.recurrent_step_gpu_kcycles * 1e3 / mode.gpu_hz);
-    chain_s = e.gpu_s - work_s;
+    e.chain_s = e.gpu_s - work_s;
     if (device.gpu_sms > 0 && device.cuda_cores > 0) {
       const double sms = device.gpu_sms * cuda_cores_on(device, mode) / device.cuda_cores;
-      chain_sm_share = std::min(1.0, f.recurrent_step_blocks / sms);
+      e.chain_sm_share = std::min(1.0, f.recurrent_step_blocks / sms);
     }
   }
   // CPU-side work runs at the CPU clock, a share of it waiting on DRAM.
@@ -701,9 +698,8 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   // Inference: the minibatch's CPU-side per-sample work (host tensors of a minibatch in host
   // memory) runs on PyTorch's intra-op threads, one per core the launch thread leaves, and
   // overlaps the GPU's work as the pipeline does.
-  double pipeline_core_s = 0;
   if (w.preprocess_ms > 0) {
-    pipeline_core_s = batch_size * w.preprocess_ms * 1e-3 * cpu_scale * host_memory;
+    e.pipeline_core_s = batch_size * w.preprocess_ms * 1e-3 * cpu_scale * host_memory;
     const double free_cores = std::max(0.25, mode.cores - d.main_thread_cores);
     // Smooth min(workers, free cores): the workers cannot use more cores than are left to them.
     const double q = 4;
@@ -711,9 +707,29 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
         phase == Phase::training
             ? std::pow(std::pow(d.workers, -q) + std::pow(free_cores, -q), -1 / q)
             : free_cores;
-    e.pipeline_s = pipeline_core_s / parallel;
+    e.pipeline_s = e.pipeline_core_s / parallel;
   }
   e.time_s = e.pipeline_s > 0 ? pnorm(e.device_s, e.pipeline_s, d.overlap_pipeline) : e.device_s;
+  return e;
+}
+
+CrossModeEstimate cross_mode_estimate_from(const DeviceSpec& device, const CrossModeDevice& d,
+                                           const CrossModeWorkload& w, const WorkFeatures& f,
+                                           const PowerMode& mode, int batch_size,
+                                           const CrossModeTimeTerms& t) {
+  const double gpu_max = table_max(device.gpu_hz, mode.gpu_hz);
+  const double cpu_max = table_max(device.cpu_khz, mode.cpu_khz);
+  const double peak_bandwidth =
+      device.memory_bandwidth_gbps(table_max(device.emc_hz, mode.emc_hz)) * 1e9;
+  const double compute_s = t.compute_s, chain_s = t.chain_s, chain_sm_share = t.chain_sm_share,
+               pipeline_core_s = t.pipeline_core_s;
+  CrossModeEstimate e;
+  e.time_s = t.time_s;
+  e.gpu_s = t.gpu_s;
+  e.compute_s = t.compute_s;
+  e.host_s = t.host_s;
+  e.device_s = t.device_s;
+  e.pipeline_s = t.pipeline_s;
   // A workload's own profiled rows may carry a learned correction of what the terms above miss
   // (fit_workload), at the position and regime of the physical model's estimate.
   std::array<double, kResidualDims> z{};
@@ -752,6 +768,15 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
   }
   e.power_w = e.rails.module_w();
   return e;
+}
+
+CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeDevice& d,
+                                      const CrossModeWorkload& w, Phase phase,
+                                      const WorkFeatures& f, const PowerMode& mode, int batch_size,
+                                      double host_share) {
+  return cross_mode_estimate_from(
+      device, d, w, f, mode, batch_size,
+      cross_mode_time_terms(device, d, w, phase, f, mode, batch_size, host_share));
 }
 
 CrossModeModel::CrossModeModel(const DeviceSpec& device, CrossModeCalibration calibration,

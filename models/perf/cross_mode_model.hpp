@@ -232,6 +232,26 @@ CrossModeEstimate cross_mode_estimate(const DeviceSpec& device, const CrossModeD
                                       const WorkFeatures& f, const PowerMode& mode, int batch_size,
                                       double host_share = 1.0);
 
+// The estimate in two steps, for the fit: its time terms, which read none of the power
+// parameters (the device's base, static, dynamic and stall power and its voltage curves; the
+// workload's gpu_activity), then its power and the workload's corrections from them. So a fit
+// computes each row's time terms once for the Jacobian columns of the power parameters.
+// cross_mode_estimate is exactly the two in turn.
+struct CrossModeTimeTerms {
+  double time_s = 0, gpu_s = 0, compute_s = 0, host_s = 0, device_s = 0, pipeline_s = 0;
+  double chain_s = 0;          // the recurrent chain's GPU time beyond the work
+  double chain_sm_share = 0;   // the SMs its steps occupy
+  double pipeline_core_s = 0;  // the pipeline's core-time per minibatch
+};
+CrossModeTimeTerms cross_mode_time_terms(const DeviceSpec& device, const CrossModeDevice& d,
+                                         const CrossModeWorkload& w, Phase phase,
+                                         const WorkFeatures& f, const PowerMode& mode,
+                                         int batch_size, double host_share = 1.0);
+CrossModeEstimate cross_mode_estimate_from(const DeviceSpec& device, const CrossModeDevice& d,
+                                           const CrossModeWorkload& w, const WorkFeatures& f,
+                                           const PowerMode& mode, int batch_size,
+                                           const CrossModeTimeTerms& t);
+
 // The position of a mode and batch size for ResidualCorrection (regime axes 0), with the regime
 // of the physical model's estimate `e` there (uncorrected), and the correction's value (0 without
 // one).

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <tuple>
 
 #include "models/error.hpp"
 #include "models/perf/cross_mode_fit.hpp"
@@ -509,6 +510,74 @@ TEST_CASE("an LSTM's chain draws the GPU's power of the SMs its steps' thread bl
   graph.eff_compute = 0.0001;
   CHECK(cross_mode_estimate(d, device, graph, Phase::inference, f, top, 1).power_w ==
         cross_mode_estimate(no_sms, device, graph, Phase::inference, f, top, 1).power_w);
+}
+
+// The fit computes each row's time terms once for the Jacobian columns of the power parameters
+// (cross_mode_fit.cpp): that holds only if no time term reads a power parameter, and if the
+// estimate is exactly its time terms followed by its power. Every power field of the device and
+// the workload's gpu_activity, moved by 10%, on workloads of both phases (an LSTM's chain, a
+// training pipeline, a correction), must leave the time terms' bits as they were; the other
+// fitted fields must not all be power fields (a field wrongly named one would be caught here).
+TEST_CASE("the time terms read no power parameter and the estimate is them then its power") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  const WorkloadCatalog& catalog = workload_catalog();
+  CrossModeDevice device;
+  CrossModeWorkload w{0.4, 0.5, 1.2, 1.3, 2.5};
+  w.library_launches_apart = true;
+  ResidualCorrection c;
+  c.points = {{0.1, 0.2, 0.3, 0.4, 0.5, 0.2, 0.1, 0.6}};
+  c.weights = {0.05};
+  c.regime = true;
+  CrossModeWorkload corrected = w;
+  corrected.time_correction = c;
+  corrected.power_correction = c;
+  const PowerMode modes[] = {{12, 2201600, 1300500000, 3199000000, 8},
+                             {4, 422400, 114750000, 665600000, 8},
+                             {2, 1497600, 726750000, 2133000000, 4}};
+  const auto same = [](const CrossModeTimeTerms& a, const CrossModeTimeTerms& b) {
+    return a.time_s == b.time_s && a.gpu_s == b.gpu_s && a.compute_s == b.compute_s &&
+           a.host_s == b.host_s && a.device_s == b.device_s && a.pipeline_s == b.pipeline_s &&
+           a.chain_s == b.chain_s && a.chain_sm_share == b.chain_sm_share &&
+           a.pipeline_core_s == b.pipeline_core_s;
+  };
+  int power_fields = 0, time_fields = 0, checked = 0;
+  for (const auto& [name, phase, batch] :
+       {std::tuple{"lstm", Phase::inference, 4}, std::tuple{"resnet18", Phase::training, 16},
+        std::tuple{"mobilenetv3-large", Phase::inference, 64}}) {
+    const WorkFeatures f = work_features(d, catalog.get(name), phase, batch);
+    for (const CrossModeWorkload& wl : {w, corrected}) {
+      for (const PowerMode& mode : modes) {
+        const CrossModeTimeTerms base = cross_mode_time_terms(d, device, wl, phase, f, mode, batch);
+        // The estimate is its time terms, then its power: the same bits.
+        const CrossModeEstimate whole = cross_mode_estimate(d, device, wl, phase, f, mode, batch);
+        const CrossModeEstimate split =
+            cross_mode_estimate_from(d, device, wl, f, mode, batch, base);
+        CHECK(whole.time_s == split.time_s);
+        CHECK(whole.power_w == split.power_w);
+        CHECK(whole.rails.power_w == split.rails.power_w);
+        for (const CrossModeField& field : cross_mode_fields()) {
+          CrossModeDevice moved = device;
+          moved.*(field.member) *= field.kind == 's' ? 0.9 : 1.1;
+          const bool unchanged =
+              same(base, cross_mode_time_terms(d, moved, wl, phase, f, mode, batch));
+          if (cross_mode_power_field(field)) {
+            INFO(field.name);
+            CHECK(unchanged);
+            ++power_fields;
+          } else if (!unchanged) {
+            ++time_fields;
+          }
+          ++checked;
+        }
+        CrossModeWorkload busier = wl;
+        busier.gpu_activity *= 1.1;
+        CHECK(same(base, cross_mode_time_terms(d, device, busier, phase, f, mode, batch)));
+      }
+    }
+  }
+  CHECK(checked == 18 * static_cast<int>(cross_mode_fields().size()));
+  CHECK(power_fields == 18 * 13);
+  CHECK(time_fields > 0);
 }
 
 // Zero-shot, leave one workload out (docs/MODEL.md, "Zero-shot and few-shot"), on three workloads
