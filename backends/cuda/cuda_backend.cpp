@@ -476,11 +476,13 @@ const Completion& CudaBackend::execute(const WorkItem& item) {
     check(e, "cudaGraphInstantiate", site);
   }
   // Warm-up, untimed: the first runs load kernels lazily and let the clocks and the power rise.
-  // At least kWarmupRuns runs and kWarmupSeconds of metered time.
+  // At least kWarmupRuns runs, and the item's whole metered time (Options::metered_seconds):
+  // the meter's calls (NVML's take milliseconds) then all fall in the warm-up, which a run on a
+  // device does before its clock starts (Runtime::warm_up), and none between its timed items.
   constexpr int kWarmupRuns = 3;
-  constexpr double kWarmupSeconds = 0.5;
   if (!p.warmed) {
-    for (int k = 0; k < kWarmupRuns || (meter_->measures() && p.metered_s < kWarmupSeconds); ++k) {
+    for (int k = 0;
+         k < kWarmupRuns || (meter_->measures() && p.metered_s < options_.metered_seconds); ++k) {
       run_once(p);
     }
     p.warmed = true;
@@ -520,8 +522,8 @@ const Completion& CudaBackend::execute(const WorkItem& item) {
   completion_.duration = std::max(std::chrono::nanoseconds(1), times.wall);
   // Energy: the item's average power over all its metered windows so far, times its duration.
   // NVML's energy counter ticks more slowly than a short minibatch takes; averaging over the
-  // item's history (0.5 s of warm-up at least) makes each figure unbiased instead of 0 or a
-  // whole tick.
+  // item's metered history (its warm-up, Options::metered_seconds) makes each figure unbiased
+  // instead of 0 or a whole tick.
   const bool ticked = p.metered_j > 0;
   const double power_w = p.metered_s > 0 ? (ticked ? p.metered_j : p.sampled_j) / p.metered_s : 0;
   const double item_j = power_w * seconds;

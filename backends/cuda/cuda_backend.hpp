@@ -8,7 +8,7 @@
 // wall time from the first launch to the end of its last kernel (CUDA events give the GPU time
 // apart, last_gpu_ms()); its energy is the item's average power times that duration, the power
 // metered (NVML's energy counter on a data-centre GPU, the INA3221 rails on a Jetson) over its
-// warm-up and first runs, Options::metered_seconds in all.
+// warm-up, Options::metered_seconds in all, so that no timed item pays for the meter's calls.
 // Every CUDA, cuDNN and cuBLAS call is checked; a failure is an Error naming the workload, the
 // layer and the call.
 //
@@ -49,8 +49,8 @@ class CudaBackend final : public MeasuredBackend {
     bool layer_timing = false;  // CUDA events around every layer (adds a little host time)
     PowerMeterKind power_meter = PowerMeterKind::automatic;
     std::size_t workspace_limit_bytes = std::size_t{512} << 20;  // cuDNN algorithm choice
-    // Each (workload, phase, batch) is metered until this much of its run time has been: its
-    // average power then stands, and later items cost no meter calls (NVML's take milliseconds).
+    // Each (workload, phase, batch) is metered over this much of its warm-up: its average power
+    // then stands, and its timed items cost no meter calls (NVML's take milliseconds).
     double metered_seconds = 1.0;
   };
 
