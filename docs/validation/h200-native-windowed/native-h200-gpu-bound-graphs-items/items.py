@@ -71,7 +71,7 @@ def dist(values):
 def main():
     std = profile_ms()
     meas, sim = items("measured"), items("simulated")
-    md = ["# Per-item analysis of native-h200-gpu-bound-graphs-items (written by items.py)", "",
+    md = [f"# Per-item analysis of {HERE.name} (written by items.py)", "",
           f"Standalone times (inputs/profile.csv): training {std['training']:.3f} ms, "
           f"inference {std['inference']:.3f} ms. Percentiles by nearest rank. "
           f"'From {STEADY_S:.1f} s': items starting, requests arriving, at or after it.", ""]
