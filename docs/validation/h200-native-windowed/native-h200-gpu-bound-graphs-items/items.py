@@ -5,6 +5,7 @@ simulated run, and what the measured items say about how the driver shares the G
 training and the inference context. Standard library only; writes items.md beside itself.
 
     python3 items.py          # from this folder or any other
+    python3 items.py BUNDLE   # another bundle of the same scenario and outputs (items.md there)
 
 Columns of minibatches.csv (docs/METRICS.md): duration_ms is end_s - start_s on the run's
 timeline (what a request's latency sees); in the measured run standalone_ms is the item's own wall
@@ -21,8 +22,10 @@ import bisect
 import csv
 import math
 import pathlib
+import sys
 
-HERE = pathlib.Path(__file__).resolve().parent
+HERE = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else __file__).resolve()
+HERE = HERE if HERE.is_dir() else HERE.parent
 STEADY_S = 1.0  # items starting (requests arriving) from here on: after the backend's metering
 ARRIVAL_S = 0.002
 BATCH = 16
