@@ -262,7 +262,8 @@ const char* extrapolated_because(const std::string& perf_model) {
 }
 
 // One line naming the performance model and, where some items' figures were not measured or
-// modelled on fitted parameters, how many of each context's were extrapolated or interpolated.
+// modelled on fitted parameters, how many of each context's were extrapolated or interpolated;
+// where every item's were measured, that.
 std::string model_line(const RunResult& r) {
   std::string parts;
   bool extrapolated = false;
@@ -284,10 +285,24 @@ std::string model_line(const RunResult& r) {
     parts.append(part);
     extrapolated = extrapolated || p.extrapolated > 0;
   };
-  if (r.training) add(r.training->workload + " training", r.training->provenance, "minibatches");
-  for (const StreamResult& s : r.inference) add(s.name + " inference", s.provenance, "batches");
+  std::uint64_t items = 0, measured = 0;
+  const auto tally = [&](const ProvenanceCounts& p) {
+    items += p.measured + p.interpolated + p.extrapolated + p.modelled;
+    measured += p.measured;
+  };
+  if (r.training) {
+    add(r.training->workload + " training", r.training->provenance, "minibatches");
+    tally(r.training->provenance);
+  }
+  for (const StreamResult& s : r.inference) {
+    add(s.name + " inference", s.provenance, "batches");
+    tally(s.provenance);
+  }
   std::string out("  model      ");
   out.append(r.perf_model);
+  // On a device (or a table at its profiled points) the model only decides; the figures are
+  // measured.
+  if (items > 0 && measured == items) out.append("; every item's figures measured");
   if (!parts.empty()) out.append("; ").append(parts);
   if (extrapolated) out.append(" (").append(extrapolated_because(r.perf_model)).append(")");
   out.append("\n");

@@ -177,6 +177,14 @@ TEST_CASE("the text summary names the performance model and counts figures not f
                   "extrapolated (zero-shot: no fitted parameters on this device, from the layer "
                   "graph; docs/MODEL.md)\n") != std::string::npos);
 
+  // A run on a device: the model decides, every figure is measured.
+  result.training->provenance = {};
+  result.training->provenance.measured = 30;
+  result.inference[0].provenance = {};
+  result.inference[0].provenance.measured = 149;
+  CHECK(format_summary_text(result).find(
+            "\n  model      analytic-modes; every item's figures measured\n") != std::string::npos);
+
   // A table model between and beyond its profiled modes, per context.
   result.perf_model = "table";
   result.training->provenance = {};
