@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "backends/backend_factory.hpp"
@@ -16,6 +17,7 @@
 #include "models/workload/workload_catalog.hpp"
 #include "sim/app/available.hpp"
 #include "sim/app/profiling.hpp"
+#include "sim/config/cross_mode_loader.hpp"
 #include "sim/config/input_text.hpp"
 #include "sim/config/perf_model_loader.hpp"
 #include "sim/config/workload_file_loader.hpp"
@@ -124,6 +126,14 @@ DevicesReport devices(const DevicesRequest& request) {
     const DefaultModel m = default_perf_model(request.data_dir, report.devices.back());
     report.default_model = m.name;
     report.default_model_reason = m.reason;
+    if (std::holds_alternative<AnalyticModesPerfModel>(m.choice)) {
+      const models::CrossModeCalibration c = load_cross_mode_calibration(
+          cross_mode_calibration_path(request.data_dir, report.devices.back().name));
+      for (const auto& [key, w] : c.workloads) {
+        (void)w;
+        report.fitted_workloads.push_back(key.first + " " + models::to_string(key.second));
+      }
+    }
   } else {
     for (const models::DeviceSpec& d : catalog.devices()) report.devices.push_back(d);
   }

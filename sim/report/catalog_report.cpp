@@ -116,6 +116,14 @@ std::string devices_text(const DevicesReport& report) {
     if (!report.default_model.empty()) {
       out << "\n  perf model of a scenario that names none: " << report.default_model
           << "\n    why: " << report.default_model_reason << "\n";
+      if (!report.fitted_workloads.empty()) {
+        out << "    fitted to measured modes:";
+        for (std::size_t i = 0; i < report.fitted_workloads.size(); ++i)
+          out << (i == 0 ? " " : ", ") << report.fitted_workloads[i];
+        out << "\n    any other workload or phase (the rest of the catalog, workload files): "
+               "zero-shot parameters from its layer graph, its figures marked extrapolated "
+               "(docs/MODEL.md, \"Zero-shot and few-shot\")\n";
+      }
     }
     return out.str();
   }

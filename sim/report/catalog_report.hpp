@@ -18,6 +18,9 @@ struct DevicesReport {
   // "analytic") and why, in one sentence.
   std::string default_model;
   std::string default_model_reason;
+  // With `one` and a cross-mode default: the workload phases it has fitted parameters for
+  // ("resnet18 training", ...); every other one gets zero-shot parameters from its layer graph.
+  std::vector<std::string> fitted_workloads;
 };
 
 // {"devices": [{"name", "soc", "cpu_cores", "cpu_khz": [...], "gpu_hz": [...], "emc_hz": [...],

@@ -540,14 +540,24 @@ TEST_CASE("devices lists the catalog and shows one device's tables with units", 
   CHECK(bad.err.find("unknown device 'jetson-tx9'") != std::string::npos);
 }
 
-TEST_CASE("devices NAME says which perf model a scenario naming none gets, and why", "[cli]") {
+TEST_CASE(
+    "devices NAME says which perf model a scenario naming none gets, why, and for which workloads "
+    "it is fitted",
+    "[cli]") {
   Sandbox box;
   const Outcome orin = box.fulcrum("devices orin-agx-64gb");
   CHECK(orin.status == 0);
   CHECK(orin.out.find("perf model of a scenario that names none: analytic-modes") !=
         std::string::npos);
   CHECK(orin.out.find("orin-agx-64gb-modes.yaml") != std::string::npos);
+  // Which workloads it was fitted to, from the calibration itself; the others are zero-shot.
+  CHECK(orin.out.find("fitted to measured modes: bert-base training, bert-large inference, lstm "
+                      "inference, lstm training, mobilenetv3-large inference, mobilenetv3-large "
+                      "training, resnet18 training, resnet50 inference, yolov8n inference\n") !=
+        std::string::npos);
+  CHECK(orin.out.find("zero-shot parameters from its layer graph") != std::string::npos);
   const Outcome xavier = box.fulcrum("devices xavier-agx-32gb");
+  CHECK(xavier.out.find("fitted to measured modes") == std::string::npos);
   CHECK(xavier.status == 0);
   CHECK(xavier.out.find("perf model of a scenario that names none: analytic\n") !=
         std::string::npos);
