@@ -51,8 +51,8 @@ const std::vector<Quoted> kQuoted = {
 };
 
 // The idle row's power (the profile's last column of the `idle` row).
-double idle_w(const std::string& bundle) {
-  const std::string csv = slurp(kDir + bundle + "/inputs/profile.csv");
+double idle_w(const std::string& bundle, const std::string& dir = kDir) {
+  const std::string csv = slurp(dir + bundle + "/inputs/profile.csv");
   const auto at = csv.find(",random,idle,");
   REQUIRE(at != std::string::npos);
   const auto end = csv.find('\n', at);
@@ -62,8 +62,8 @@ double idle_w(const std::string& bundle) {
 
 // The simulated or measured value of (scope, metric) in a bundle's comparison.json.
 double value(const std::string& bundle, const std::string& scope, const std::string& metric,
-             const std::string& run) {
-  const JsonValue c = parse_json(slurp(kDir + bundle + "/comparison.json"));
+             const std::string& run, const std::string& dir = kDir) {
+  const JsonValue c = parse_json(slurp(dir + bundle + "/comparison.json"));
   for (const JsonValue& row : c.at("metrics").items) {
     if (row.at("scope").text == scope && row.at("metric").text == metric) {
       return row.at(run).number;
@@ -133,16 +133,25 @@ double rank(std::vector<double> v, double p) {
   return v[k == 0 ? 0 : k - 1];
 }
 
-// Request latencies (ms): request r arrived at 2 ms * r, went into batch r / 16 and completed
-// with that inference item (fixed arrivals, full batches), for arrivals from `from_s`.
-std::vector<double> latencies(const std::vector<Item>& rows, double from_s) {
-  std::vector<double> out;
+// Every request as (latency ms, arrival s): request r arrived at 2 ms * r, went into batch r / 16
+// and completed with that inference item (fixed arrivals, full batches).
+std::vector<std::pair<double, double>> requests(const std::vector<Item>& rows) {
+  std::vector<std::pair<double, double>> out;
   for (const Item& r : rows) {
     if (r.training) continue;
     for (int j = 0; j < kBatch; ++j) {
       const double arrival = kArrivalS * (kBatch * r.id + j);
-      if (arrival >= from_s - 1e-12) out.push_back((r.end - arrival) * 1e3);
+      out.push_back({(r.end - arrival) * 1e3, arrival});
     }
+  }
+  return out;
+}
+
+// Request latencies (ms) for arrivals from `from_s`.
+std::vector<double> latencies(const std::vector<Item>& rows, double from_s) {
+  std::vector<double> out;
+  for (const auto& [latency, arrival] : requests(rows)) {
+    if (arrival >= from_s - 1e-12) out.push_back(latency);
   }
   return out;
 }
@@ -411,14 +420,7 @@ TEST_CASE(
   CHECK(rank(late_ms(bundle, false), 50) == Approx(0.16).margin(0.005));
   // The 1 % highest latencies: all in the first 0.87 s before, spread over the run now.
   const auto slowest_arrivals = [](const std::string& b) {
-    std::vector<std::pair<double, double>> v;  // (latency ms, arrival s)
-    for (const Item& r : items("measured", b)) {
-      if (r.training) continue;
-      for (int j = 0; j < kBatch; ++j) {
-        const double arrival = kArrivalS * (kBatch * r.id + j);
-        v.push_back({(r.end - arrival) * 1e3, arrival});
-      }
-    }
+    std::vector<std::pair<double, double>> v = requests(items("measured", b));
     std::sort(v.begin(), v.end(), std::greater<>());
     v.resize(v.size() / 100);
     double last = 0;
@@ -456,18 +458,9 @@ TEST_CASE(
   // The run's own power figure against the meter, and the idle rows.
   for (const auto& [b, own_pct, idle] :
        {std::tuple{poisson, -18.7, 120.0}, std::tuple{two, -31.6, 121.9}}) {
-    const JsonValue c = parse_json(slurp(dir + b + "/comparison.json"));
-    double own = 0, meter = 0;
-    for (const JsonValue& row : c.at("metrics").items) {
-      if (row.at("scope").text != "power") continue;
-      if (row.at("metric").text == "avg_power_w") own = row.at("measured").number;
-      if (row.at("metric").text == "avg_power_w (device meter)") meter = row.at("measured").number;
-    }
+    const double own = value(b, "power", "avg_power_w", "measured", dir);
+    const double meter = value(b, "power", "avg_power_w (device meter)", "measured", dir);
     CHECK((own / meter - 1) * 100 == Approx(own_pct).margin(0.05));
-    const std::string csv = slurp(dir + b + "/inputs/profile.csv");
-    const auto at = csv.find(",random,idle,");
-    REQUIRE(at != std::string::npos);
-    const std::string line = csv.substr(at, csv.find('\n', at) - at);
-    CHECK(std::stod(line.substr(line.rfind(',') + 1)) == Approx(idle).margin(0.05));
+    CHECK(idle_w(b, dir) == Approx(idle).margin(0.05));
   }
 }
