@@ -721,8 +721,6 @@ CrossModeEstimate cross_mode_estimate_from(const DeviceSpec& device, const Cross
   const double cpu_max = table_max(device.cpu_khz, mode.cpu_khz);
   const double peak_bandwidth =
       device.memory_bandwidth_gbps(table_max(device.emc_hz, mode.emc_hz)) * 1e9;
-  const double compute_s = t.compute_s, chain_s = t.chain_s, chain_sm_share = t.chain_sm_share,
-               pipeline_core_s = t.pipeline_core_s;
   CrossModeEstimate e;
   e.time_s = t.time_s;
   e.gpu_s = t.gpu_s;
@@ -742,11 +740,12 @@ CrossModeEstimate cross_mode_estimate_from(const DeviceSpec& device, const Cross
   const double vc =
       cross_mode_voltage(mode.cpu_khz, device.cpu_khz, d.cpu_v_min_ratio, d.cpu_v_curve);
   // SMs computing draw the full switching power; waiting on DRAM a fitted share of it.
-  const double computing = std::min(compute_s, e.gpu_s);
-  const double u_gpu = std::min(1.0, (computing + d.gpu_stall_power_share * (e.gpu_s - computing) +
-                                      (1 - d.gpu_stall_power_share) * chain_sm_share * chain_s) /
-                                         e.time_s);
-  const double busy_cores = std::min<double>(mode.cores, (e.host_s + pipeline_core_s) / e.time_s);
+  const double computing = std::min(t.compute_s, e.gpu_s);
+  const double u_gpu =
+      std::min(1.0, (computing + d.gpu_stall_power_share * (e.gpu_s - computing) +
+                     (1 - d.gpu_stall_power_share) * t.chain_sm_share * t.chain_s) /
+                        e.time_s);
+  const double busy_cores = std::min<double>(mode.cores, (e.host_s + t.pipeline_core_s) / e.time_s);
   const double traffic = std::min(1.0, f.dram_bytes / e.time_s / peak_bandwidth);
   // The idle terms at the same voltages (computed once for both).
   const RailMap rails = rail_map(device);
