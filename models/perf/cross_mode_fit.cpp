@@ -1278,7 +1278,52 @@ std::string cross_mode_yaml(const CrossModeCalibration& calibration,
     list("activity", calibration.graph->activity);
     list("kernels", calibration.graph->kernels);
   }
+  if (calibration.zero_shot_check) {
+    const ZeroShotCheck& z = *calibration.zero_shot_check;
+    o << "zero_shot_check:  # each workload left out, predicted from its layer graph (MAPE and "
+         "mean signed error, %); few-shot: k of its rows, median of the draws\n";
+    o << "  device_modes: " << fmt(z.device_modes) << "\n";
+    o << "  seed: " << z.seed << "\n";
+    o << "  results:\n";
+    for (const ZeroShotCheck::Result& r : z.results) {
+      o << "    - {workload: " << r.key.first << ", phase: " << to_string(r.key.second)
+        << ", rows: " << r.rows << ", time_mape_pct: " << fmt(r.time_mape_pct)
+        << ", time_bias_pct: " << fmt(r.time_bias_pct)
+        << ", power_mape_pct: " << fmt(r.power_mape_pct)
+        << ", power_bias_pct: " << fmt(r.power_bias_pct) << ", few_shot: [";
+      for (std::size_t i = 0; i < r.few_shot.size(); ++i) {
+        o << (i ? ", " : "") << "{k: " << r.few_shot[i].k
+          << ", time_mape_pct: " << fmt(r.few_shot[i].time_mape_pct)
+          << ", power_mape_pct: " << fmt(r.few_shot[i].power_mape_pct) << "}";
+      }
+      o << "]}\n";
+    }
+  }
   return o.str();
+}
+
+ZeroShotCheck zero_shot_check_of(const std::vector<ZeroShotResult>& results,
+                                 const ZeroShotOptions& options) {
+  ZeroShotCheck check;
+  check.device_modes = options.device_modes;
+  check.seed = options.seed;
+  for (const ZeroShotResult& r : results) {
+    ZeroShotCheck::Result one;
+    one.key = r.key;
+    one.rows = r.errors.all.rows;
+    one.time_mape_pct = r.errors.all.time_mape_pct;
+    one.time_bias_pct = r.errors.all.time_bias_pct;
+    one.power_mape_pct = r.errors.all.power_mape_pct;
+    one.power_bias_pct = r.errors.all.power_bias_pct;
+    for (const FewShotPoint& p : r.few_shot) {
+      one.few_shot.push_back({p.k, p.time_mape_pct, p.power_mape_pct});
+    }
+    check.results.push_back(std::move(one));
+  }
+  std::sort(
+      check.results.begin(), check.results.end(),
+      [](const ZeroShotCheck::Result& a, const ZeroShotCheck::Result& b) { return a.key < b.key; });
+  return check;
 }
 
 std::string to_table(const ModeErrors& errors, const std::string& title) {

@@ -210,6 +210,10 @@ std::vector<ZeroShotResult> zero_shot_leave_one_out(
     double device_modes = 1.0, std::uint64_t seed = 1, const std::string& only = "",
     const std::vector<int>& few_shot_k = {}, int draws = 10);
 
+// The results as the calibration file records them (CrossModeCalibration::zero_shot_check).
+ZeroShotCheck zero_shot_check_of(const std::vector<ZeroShotResult>& results,
+                                 const ZeroShotOptions& options);
+
 // Error statistics of given predictions (for other models evaluated on the same rows).
 ErrorStats error_stats(const std::vector<double>& time_error_pct,
                        const std::vector<double>& power_error_pct);

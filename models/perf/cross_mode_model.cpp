@@ -6,6 +6,7 @@
 #include <boost/range/iterator_range.hpp>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -844,6 +845,46 @@ RailPower CrossModeModel::idle_power(const DeviceSpec& device, const PowerMode& 
     throw InputError("device " + device.name + " has no cross-mode calibration");
   }
   return cross_mode_idle(device, cal_.device, mode);
+}
+
+std::string CrossModeModel::extrapolation_check(Phase phase) const {
+  return cal_.zero_shot_check ? zero_shot_check_clause(*cal_.zero_shot_check, phase) : "";
+}
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string one_decimal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string zero_shot_check_clause(const ZeroShotCheck& check, Phase phase) {
+  std::vector<double> time, power;
+  for (const ZeroShotCheck::Result& r : check.results) {
+    if (r.key.second != phase) continue;
+    time.push_back(r.time_mape_pct);
+    power.push_back(r.power_mape_pct);
+  }
+  if (time.empty()) return {};
+  const auto range = [](const std::vector<double>& v) {
+    if (v.size() == 1) return one_decimal(v.front()) + "%";
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    return one_decimal(*lo) + "-" + one_decimal(*hi) + "% (median " + one_decimal(median_of(v)) +
+           "%)";
+  };
+  return std::string("this device's measured ") + to_string(phase) + " workloads (" +
+         std::to_string(time.size()) +
+         "), each left out in turn and predicted from its layer graph: time MAPE " + range(time) +
+         ", power " + range(power);
 }
 
 }  // namespace fulcrum::models

@@ -67,6 +67,9 @@ class PerfModel {
   virtual Prediction predict(const PerfQuery& q) const = 0;
   // Power per rail while the GPU is idle in this mode (the baseload).
   virtual RailPower idle_power(const DeviceSpec& device, const PowerMode& mode) const = 0;
+  // How the model's extrapolated figures for `phase` were checked against measurements, as one
+  // clause for a report; empty where no check is recorded.
+  virtual std::string extrapolation_check(Phase /*phase*/) const { return {}; }
 };
 
 }  // namespace fulcrum::models

@@ -167,6 +167,11 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
   if (rq.at && !rq.fit && !rq.fit_sample) {
     throw InputError(std::nullopt, "--at", "only with --fit or --fit-sample");
   }
+  if (rq.zero_shot && rq.out && rq.workload) {
+    throw InputError(std::nullopt, "--out",
+                     "with --zero-shot the calibration records the check of every workload: "
+                     "drop --workload to write it");
+  }
   const std::uint64_t seed = rq.seed;
   models::CrossModeFitOptions fit_options;
   fit_options.threads = rq.jobs;
@@ -304,6 +309,8 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     }
     return report;
   }
+  std::optional<models::ZeroShotCheck> check;  // with --zero-shot and --out
+  std::string check_command;
   if (rq.zero_shot) {
     const double share = *rq.zero_shot;
     if (!(share > 0 && share <= 1)) {
@@ -328,7 +335,9 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
                     " of " + std::to_string(total) + " workloads, " + fixed(s, 0) + " s)");
       };
     }
-    for (const auto& r : models::zero_shot_leave_one_out(device, all, catalog, options)) {
+    const std::vector<models::ZeroShotResult> results =
+        models::zero_shot_leave_one_out(device, all, catalog, options);
+    for (const auto& r : results) {
       out << models::to_table(r.errors, r.key.first + " " + models::to_string(r.key.second) +
                                             " from its layer graph alone:");
       out << "  few-shot (k profiled rows refine the zero-shot start; median of 10 draws):";
@@ -338,11 +347,19 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
       }
       out << "\n";
     }
-    report.kind = "zero-shot";
-    report.text = out.str();
-    return report;
+    if (!rq.out) {
+      report.kind = "zero-shot";
+      report.text = out.str();
+      return report;
+    }
+    // With --out: the calibration fitted on every row, as without --zero-shot, records the check.
+    check = models::zero_shot_check_of(results, options);
+    std::ostringstream command;
+    command << " --zero-shot " << share << " --seed " << seed;
+    check_command = command.str();
+    if (rq.progress) rq.progress("zero-shot check done; fitting the device on every row");
   }
-  if (rq.holdout) {
+  if (rq.holdout && !check) {
     const double holdout = *rq.holdout;
     const auto [fit_idx, rest_idx] = models::split_modes(all, holdout, seed);
     const auto fit_rows = models::select(all, fit_idx);
@@ -366,6 +383,7 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
   }
   models::CrossModeFit fit = models::fit_cross_mode(device, all, catalog, fit_options);
   fit.calibration.graph = models::fit_graph_coefficients(device, fit.calibration, all, catalog);
+  fit.calibration.zero_shot_check = check;
   const models::ModeErrors errors =
       models::evaluate_cross_mode(device, fit.calibration, all, catalog);
   if (!rq.quiet) {
@@ -382,12 +400,13 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
   report.power_mape_pct = errors.all.power_mape_pct;
   report.text = out.str();
   if (rq.out) {
-    report.written = write_atomically(
-        *rq.out, device.name, "-modes",
-        cross_mode_calibration_text(fit.calibration, all,
-                                    "fulcrum calibrate --modes --reference $FULCRUM_REFERENCE_DIR "
-                                    "--out models/data/calibration/" +
-                                        device.name + "-modes.yaml"));
+    report.written =
+        write_atomically(*rq.out, device.name, "-modes",
+                         cross_mode_calibration_text(fit.calibration, all,
+                                                     "fulcrum calibrate --modes" + check_command +
+                                                         " --reference $FULCRUM_REFERENCE_DIR "
+                                                         "--out models/data/calibration/" +
+                                                         device.name + "-modes.yaml"));
   }
   return report;
 }

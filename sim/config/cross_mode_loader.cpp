@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <set>
 
@@ -63,12 +64,71 @@ models::ResidualCorrection read_correction(const YamlNode& n) {
   return c;
 }
 
+models::Phase read_phase(const YamlNode& node) {
+  const std::string phase = node.as_string();
+  if (phase != "training" && phase != "inference") node.fail("expected training or inference");
+  return phase == "training" ? models::Phase::training : models::Phase::inference;
+}
+
+// A percentage error: MAPE >= 0, a mean signed error any finite value (as_double rejects the rest).
+double read_pct(const YamlNode& node, bool absolute) {
+  const double v = absolute ? node.as_nonnegative_double() : node.as_double();
+  if (!(std::abs(v) <= 1e6)) node.fail("expected a percentage within [-1e6, 1e6]");
+  return v;
+}
+
+// Optional: the leave-one-workload-out check of the zero-shot parameters
+// (models::ZeroShotCheck), as `fulcrum calibrate --modes --zero-shot F --out` writes it.
+models::ZeroShotCheck read_zero_shot_check(const YamlNode& z) {
+  z.expect_map();
+  z.allow_keys({"device_modes", "seed", "results"});
+  models::ZeroShotCheck check;
+  const YamlNode share = z.required("device_modes");
+  check.device_modes = share.as_double();
+  if (!(check.device_modes > 0 && check.device_modes <= 1))
+    share.fail("expected a share in (0, 1]");
+  const YamlNode seed = z.required("seed");
+  if (seed.as_int() < 0) seed.fail("expected a seed >= 0");
+  check.seed = static_cast<std::uint64_t>(seed.as_int());
+  const YamlNode results = z.required("results");
+  results.expect_sequence();
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const YamlNode r = results.at(i);
+    r.expect_map();
+    r.allow_keys({"workload", "phase", "rows", "time_mape_pct", "time_bias_pct", "power_mape_pct",
+                  "power_bias_pct", "few_shot"});
+    models::ZeroShotCheck::Result one;
+    one.key = {r.required("workload").as_string(), read_phase(r.required("phase"))};
+    one.rows = static_cast<std::size_t>(r.required("rows").as_positive_int());
+    one.time_mape_pct = read_pct(r.required("time_mape_pct"), true);
+    one.time_bias_pct = read_pct(r.required("time_bias_pct"), false);
+    one.power_mape_pct = read_pct(r.required("power_mape_pct"), true);
+    one.power_bias_pct = read_pct(r.required("power_bias_pct"), false);
+    if (auto f = r.optional("few_shot")) {
+      f->expect_sequence();
+      for (std::size_t j = 0; j < f->size(); ++j) {
+        const YamlNode p = f->at(j);
+        p.expect_map();
+        p.allow_keys({"k", "time_mape_pct", "power_mape_pct"});
+        one.few_shot.push_back({p.required("k").as_positive_int(),
+                                read_pct(p.required("time_mape_pct"), true),
+                                read_pct(p.required("power_mape_pct"), true)});
+      }
+    }
+    for (const models::ZeroShotCheck::Result& earlier : check.results) {
+      if (earlier.key == one.key) r.fail("workload and phase given twice");
+    }
+    check.results.push_back(std::move(one));
+  }
+  return check;
+}
+
 }  // namespace
 
 models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) {
   root.expect_map();
-  root.allow_keys(
-      {"version", "model", "device", "coefficients", "workloads", "graph_coefficients"});
+  root.allow_keys({"version", "model", "device", "coefficients", "workloads", "graph_coefficients",
+                   "zero_shot_check"});
   const YamlNode version = root.required("version");
   if (version.as_int() != 1) version.fail("unsupported version (expected 1)");
   const YamlNode model = root.required("model");
@@ -109,11 +169,7 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
                   "preprocess_ms", "kernel_cycles", "overlap_host", "time_correction",
                   "power_correction"});
     const std::string name = w.required("workload").as_string();
-    const YamlNode phase_node = w.required("phase");
-    const std::string phase = phase_node.as_string();
-    if (phase != "training" && phase != "inference") {
-      phase_node.fail("expected training or inference");
-    }
+    const models::Phase phase = read_phase(w.required("phase"));
     models::CrossModeWorkload p;
     p.eff_compute = read_positive(w.required("eff_compute"));
     p.eff_memory = read_positive(w.required("eff_memory"));
@@ -128,8 +184,7 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
     }
     if (auto t = w.optional("time_correction")) p.time_correction = read_correction(*t);
     if (auto t = w.optional("power_correction")) p.power_correction = read_correction(*t);
-    const models::WorkloadKey key{
-        name, phase == "training" ? models::Phase::training : models::Phase::inference};
+    const models::WorkloadKey key{name, phase};
     if (!c.workloads.emplace(key, p).second) w.fail("workload and phase given twice");
   }
   // Optional: per-op-class log coefficients (dense_conv, grouped_conv, gemm, other, recurrent) of
@@ -157,6 +212,7 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
     read("kernels", gc.kernels);
     c.graph = gc;
   }
+  if (auto z = root.optional("zero_shot_check")) c.zero_shot_check = read_zero_shot_check(*z);
   return c;
 }
 

@@ -680,11 +680,48 @@ TEST_CASE("zero-shot: workloads left out on threads give the same results as one
     CHECK(threaded[i].few_shot[0].time_mape_pct == serial[i].few_shot[0].time_mape_pct);
     CHECK(threaded[i].few_shot[0].power_mape_pct == serial[i].few_shot[0].power_mape_pct);
   }
+  // As a calibration file records them (CrossModeCalibration::zero_shot_check).
+  const ZeroShotCheck check = zero_shot_check_of(serial, options);
+  CHECK(check.device_modes == 0.02);
+  CHECK(check.seed == 3);
+  REQUIRE(check.results.size() == 3);
+  for (std::size_t i = 0; i < serial.size(); ++i) {
+    CHECK(check.results[i].key == serial[i].key);
+    CHECK(check.results[i].rows == serial[i].errors.all.rows);
+    CHECK(check.results[i].time_mape_pct == serial[i].errors.all.time_mape_pct);
+    CHECK(check.results[i].time_bias_pct == serial[i].errors.all.time_bias_pct);
+    CHECK(check.results[i].power_mape_pct == serial[i].errors.all.power_mape_pct);
+    CHECK(check.results[i].power_bias_pct == serial[i].errors.all.power_bias_pct);
+    REQUIRE(check.results[i].few_shot.size() == 1);
+    CHECK(check.results[i].few_shot[0].k == 10);
+    CHECK(check.results[i].few_shot[0].time_mape_pct == serial[i].few_shot[0].time_mape_pct);
+  }
   REQUIRE(calls.size() == 2);
   CHECK(calls[0].second == 1);
   CHECK(calls[1].second == 2);
   CHECK(calls[0].first != calls[1].first);
   for (const auto& c : calls) CHECK((c.first == "lstm" || c.first == "bert-base"));
+}
+
+// The clause a run and `devices NAME` print for a phase's extrapolated figures: the range and
+// median of that phase's leave-one-out MAPEs, the other phase's left out.
+TEST_CASE("the zero-shot check's clause gives a phase's range and median") {
+  ZeroShotCheck check;
+  const auto add = [&](const char* w, Phase p, double t, double pw) {
+    check.results.push_back({{w, p}, 100, t, 0, pw, 0, {}});
+  };
+  add("a", Phase::training, 9.61, 2.0);
+  add("b", Phase::training, 28.63, 18.2);
+  add("c", Phase::training, 5.74, 6.9);
+  add("d", Phase::training, 14.6, 6.86);
+  add("e", Phase::inference, 12.48, 7.69);
+  CHECK(zero_shot_check_clause(check, Phase::training) ==
+        "this device's measured training workloads (4), each left out in turn and predicted from "
+        "its layer graph: time MAPE 5.7-28.6% (median 12.1%), power 2.0-18.2% (median 6.9%)");
+  CHECK(zero_shot_check_clause(check, Phase::inference) ==
+        "this device's measured inference workloads (1), each left out in turn and predicted from "
+        "its layer graph: time MAPE 12.5%, power 7.7%");
+  CHECK(zero_shot_check_clause(ZeroShotCheck{}, Phase::training).empty());
 }
 
 // A leave-out that fails on its thread is reported as it would be on one thread: the error, not a
