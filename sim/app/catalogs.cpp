@@ -133,6 +133,12 @@ DevicesReport devices(const DevicesRequest& request) {
         (void)w;
         report.fitted_workloads.push_back(key.first + " " + models::to_string(key.second));
       }
+      if (c.zero_shot_check) {
+        for (const models::Phase p : {models::Phase::training, models::Phase::inference}) {
+          const std::string clause = models::zero_shot_check_clause(*c.zero_shot_check, p);
+          if (!clause.empty()) report.zero_shot_check.push_back(clause);
+        }
+      }
     }
   } else {
     for (const models::DeviceSpec& d : catalog.devices()) report.devices.push_back(d);

@@ -123,6 +123,9 @@ std::string devices_text(const DevicesReport& report) {
         out << "\n    any other workload or phase (the rest of the catalog, workload files): "
                "zero-shot parameters from its layer graph, its figures marked extrapolated "
                "(docs/MODEL.md, \"Zero-shot and few-shot\")\n";
+        for (const std::string& clause : report.zero_shot_check) {
+          out << "    zero-shot check: " << clause << "\n";
+        }
       }
     }
     return out.str();

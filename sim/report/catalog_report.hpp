@@ -21,6 +21,9 @@ struct DevicesReport {
   // With `one` and a cross-mode default: the workload phases it has fitted parameters for
   // ("resnet18 training", ...); every other one gets zero-shot parameters from its layer graph.
   std::vector<std::string> fitted_workloads;
+  // With `one` and a cross-mode default whose calibration records its zero-shot check: one
+  // clause per phase on how those zero-shot parameters did (models::zero_shot_check_clause).
+  std::vector<std::string> zero_shot_check;
 };
 
 // {"devices": [{"name", "soc", "cpu_cores", "cpu_khz": [...], "gpu_hz": [...], "emc_hz": [...],

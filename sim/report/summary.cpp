@@ -1,5 +1,6 @@
 #include "sim/report/summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -304,7 +305,18 @@ std::string model_line(const RunResult& r) {
   // measured.
   if (items > 0 && measured == items) out.append("; every item's figures measured");
   if (!parts.empty()) out.append("; ").append(parts);
-  if (extrapolated) out.append(" (").append(extrapolated_because(r.perf_model)).append(")");
+  if (extrapolated) {
+    out.append(" (").append(extrapolated_because(r.perf_model));
+    // How such figures did where measurements exist, for the phases extrapolated here.
+    const auto check = [&](bool in_phase, const std::string& clause) {
+      if (in_phase && !clause.empty()) out.append("; ").append(clause);
+    };
+    check(r.training && r.training->provenance.extrapolated > 0, r.extrapolation_check_training);
+    check(std::any_of(r.inference.begin(), r.inference.end(),
+                      [](const StreamResult& s) { return s.provenance.extrapolated > 0; }),
+          r.extrapolation_check_inference);
+    out.append(")");
+  }
   out.append("\n");
   return out;
 }

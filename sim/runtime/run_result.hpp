@@ -164,6 +164,10 @@ struct RunResult {
   std::string gpu_sharing_variant;  // managed: "windowed" | "greedy"; empty for other policies
   std::string
       perf_model;  // the scenario's performance model: "analytic" | "analytic-modes" | "table"
+  // How the model's extrapolated figures were checked against measurements, per phase (the
+  // device calibration's leave-one-workload-out check under analytic-modes), as one clause each;
+  // empty where none is recorded.
+  std::string extrapolation_check_training, extrapolation_check_inference;
   std::optional<TrainingResult> training;
   std::vector<StreamResult> inference;
   PowerResult power;

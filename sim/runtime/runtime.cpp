@@ -394,6 +394,9 @@ RunResult Runtime::collect() {
     r.gpu_sharing_variant = to_string(sc.gpu_sharing.variant);
   }
   r.perf_model = setup_.perf_model->name();
+  r.extrapolation_check_training = setup_.perf_model->extrapolation_check(models::Phase::training);
+  r.extrapolation_check_inference =
+      setup_.perf_model->extrapolation_check(models::Phase::inference);
   r.events_processed = sim_.events_processed();
   if (wall_) r.lateness = sim_.lateness();
 

@@ -423,6 +423,8 @@ TEST_CASE("calibrate --modes refuses bad options before any work, writing nothin
            {"--fit-sample 50", "--fit and --fit-sample need --workload W"},
            {"--workload lstm --fit-sample 50 --phase idle",
             "--phase must be training or inference"},
+           {"--zero-shot 1 --workload lstm",
+            "with --zero-shot the calibration records the check of every workload"},
        }) {
     INFO(args);
     const Outcome o = box.fulcrum("calibrate --modes --reference " + quote(box.dir.string()) + " " +
@@ -556,6 +558,13 @@ TEST_CASE(
                       "training, resnet18 training, resnet50 inference, yolov8n inference\n") !=
         std::string::npos);
   CHECK(orin.out.find("zero-shot parameters from its layer graph") != std::string::npos);
+  // And how zero-shot parameters did on the device's own measurements, per phase, from the
+  // calibration's recorded leave-one-workload-out check.
+  CHECK(orin.out.find("zero-shot check: this device's measured training workloads (4), each left "
+                      "out in turn and predicted from its layer graph: time MAPE ") !=
+        std::string::npos);
+  CHECK(orin.out.find("zero-shot check: this device's measured inference workloads (5)") !=
+        std::string::npos);
   const Outcome xavier = box.fulcrum("devices xavier-agx-32gb");
   CHECK(xavier.out.find("fitted to measured modes") == std::string::npos);
   CHECK(xavier.status == 0);

@@ -176,6 +176,19 @@ TEST_CASE("the text summary names the performance model and counts figures not f
   CHECK(text.find("  model      analytic-modes; mobilenetv3-large training: 30 of 30 minibatches "
                   "extrapolated (zero-shot: no fitted parameters on this device, from the layer "
                   "graph; docs/MODEL.md)\n") != std::string::npos);
+  // With the calibration's leave-one-workload-out check, its clause for the phase extrapolated
+  // (training here), not the other's.
+  result.extrapolation_check_training = "training check";
+  result.extrapolation_check_inference = "inference check";
+  text = format_summary_text(result);
+  CHECK(text.find("from the layer graph; docs/MODEL.md; training check)\n") != std::string::npos);
+  CHECK(text.find("inference check") == std::string::npos);
+  result.inference[0].provenance = {};
+  result.inference[0].provenance.extrapolated = 149;
+  CHECK(format_summary_text(result).find("docs/MODEL.md; training check; inference check)\n") !=
+        std::string::npos);
+  result.extrapolation_check_training.clear();
+  result.extrapolation_check_inference.clear();
 
   // A run on a device: the model decides, every figure is measured.
   result.training->provenance = {};
