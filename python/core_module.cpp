@@ -18,11 +18,11 @@
 #include "models/workload/dataset_catalog.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "python/module_parts.hpp"
+#include "sim/app/catalogs.hpp"
 #include "sim/app/predict.hpp"
 #include "sim/app/scenario_run.hpp"
 #include "sim/app/study.hpp"
 #include "sim/config/data_dirs.hpp"
-#include "sim/config/device_catalog_loader.hpp"
 #include "sim/report/interrupt.hpp"
 
 namespace py = pybind11;
@@ -175,13 +175,15 @@ std::string predict_py(const std::string& predictor, const std::filesystem::path
   return predict_json(app::predict(request));
 }
 
+// The catalog through the application layer (sim::app::devices), one row per device with the
+// perf model a scenario naming none gets on it, why, the workloads its cross-mode calibration was
+// fitted to and that calibration's zero-shot check (both empty without one).
 py::list devices(const std::string& data_dir) {
-  const models::DeviceCatalog catalog = load_device_catalog(
-      (std::filesystem::path(data_dir.empty() ? default_data_dir() : data_dir) / "devices")
-          .string());
+  const std::string dir = data_dir.empty() ? default_data_dir() : data_dir;
   py::list out;
-  for (const std::string& name : catalog.names()) {
-    const models::DeviceSpec& d = catalog.get(name);
+  for (const models::DeviceSpec& listed : app::devices({std::nullopt, dir}).devices) {
+    const DevicesReport one = app::devices({listed.name, dir});
+    const models::DeviceSpec& d = one.devices.front();
     py::list presets;
     for (const models::Preset& p : d.presets) presets.append(p.name);
     py::dict row;
@@ -193,6 +195,10 @@ py::list devices(const std::string& data_dir) {
     row["cuda_cores"] = d.cuda_cores;
     row["memory_gb"] = d.memory_gb;
     row["presets"] = presets;
+    row["default_perf_model"] = one.default_model;
+    row["default_perf_model_reason"] = one.default_model_reason;
+    row["fitted_workloads"] = one.fitted_workloads;
+    row["zero_shot_check"] = one.zero_shot_check;
     out.append(row);
   }
   return out;

@@ -158,6 +158,17 @@ def test_devices_and_workloads_list_the_catalogs():
     devices = fulcrum.devices()
     names = list(devices["name"]) if fulcrum.has_pandas() else [d["name"] for d in devices]
     assert "orin-agx-64gb" in names
+    rows = devices.to_dict("records") if fulcrum.has_pandas() else devices
+    orin = next(d for d in rows if d["name"] == "orin-agx-64gb")
+    xavier = next(d for d in rows if d["name"] == "xavier-agx-32gb")
+    # The perf model a scenario naming none gets, as `fulcrum devices NAME` says it, and on a
+    # cross-mode calibration its fitted workloads and its recorded zero-shot check per phase.
+    assert orin["default_perf_model"] == "analytic-modes"
+    assert "resnet18 training" in orin["fitted_workloads"]
+    assert len(orin["zero_shot_check"]) == 2
+    assert orin["zero_shot_check"][0].startswith("this device's measured training workloads (4)")
+    assert xavier["default_perf_model"] == "analytic"
+    assert xavier["fitted_workloads"] == [] and xavier["zero_shot_check"] == []
     workloads = fulcrum.workloads()
     wnames = list(workloads["name"]) if fulcrum.has_pandas() else [w["name"] for w in workloads]
     assert {"resnet50", "mobilenetv3-large"} <= set(wnames)
