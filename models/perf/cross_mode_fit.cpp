@@ -578,8 +578,9 @@ CrossModeWorkload fit_physical(const DeviceSpec& device, const CrossModeDevice& 
     w.front().time_correction.reset();
     w.front().power_correction.reset();
     w.front().preprocess_ms = std::max(w.front().preprocess_ms, 1e-6);
-    // Fitted on its own rows, its kernel_scale carries the launches its libraries issue.
-    w.front().library_launches_apart = false;
+    // Fitted on its own rows, its kernel_scale carries the launches its libraries issue (unless
+    // the start's form is kept).
+    if (!options.keep_start_form) w.front().library_launches_apart = false;
     problem.set_start(w);
     auto [t, it, cost] =
         levenberg_marquardt(problem, problem.encode(coefficients, w), coefficients, 200);
@@ -593,6 +594,9 @@ CrossModeWorkload fit_physical(const DeviceSpec& device, const CrossModeDevice& 
       std::vector<CrossModeWorkload> w{start_parameters(key.second)};
       w.front().eff_compute = eff_compute;
       w.front().eff_memory = eff_memory;
+      if (options.keep_start_form && start) {
+        w.front().library_launches_apart = start->library_launches_apart;
+      }
       problem.set_start(w);
       auto [t, it, cost] =
           levenberg_marquardt(problem, problem.encode(coefficients, w), coefficients, 200);
@@ -1131,7 +1135,7 @@ std::vector<ZeroShotResult> leave_out(const DeviceSpec& device, const std::vecto
       if (r.phase == phase) of_phase.push_back(r);
     }
     ZeroShotResult result{
-        {left_out, phase}, evaluate_cross_mode(device, fit.calibration, of_phase, catalog), {}};
+        {left_out, phase}, evaluate_cross_mode(device, fit.calibration, of_phase, catalog), {}, {}};
     const CrossModeModel zero(device, fit.calibration, catalog);
     const WorkloadKey key{left_out, phase};
     const CrossModeWorkload start = zero.parameters(left_out, phase).first;
@@ -1162,6 +1166,16 @@ std::vector<ZeroShotResult> leave_out(const DeviceSpec& device, const std::vecto
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
       };
       result.few_shot.push_back({k, median(time_pct), median(power_pct)});
+    }
+    if (options.own_fit) {
+      CrossModeFitOptions own;
+      own.workload_extras = false;
+      own.residual_correction = false;
+      own.keep_start_form = true;
+      own.threads = fit_threads;
+      CrossModeCalibration cal = fit.calibration;
+      cal.workloads[key] = fit_workload(device, cal.device, key, of_phase, catalog, own, start);
+      result.own_fit = evaluate_cross_mode(device, cal, of_phase, catalog).all;
     }
     out.push_back(std::move(result));
   }
@@ -1281,7 +1295,8 @@ std::string cross_mode_yaml(const CrossModeCalibration& calibration,
   if (calibration.zero_shot_check) {
     const ZeroShotCheck& z = *calibration.zero_shot_check;
     o << "zero_shot_check:  # each workload left out, predicted from its layer graph (MAPE and "
-         "mean signed error, %); few-shot: k of its rows, median of the draws\n";
+         "mean signed error, %); few-shot: k of its rows, median of the draws; own_fit: the same "
+         "parameters fitted on all its rows\n";
     o << "  device_modes: " << fmt(z.device_modes) << "\n";
     o << "  seed: " << z.seed << "\n";
     o << "  results:\n";
@@ -1296,7 +1311,12 @@ std::string cross_mode_yaml(const CrossModeCalibration& calibration,
           << ", time_mape_pct: " << fmt(r.few_shot[i].time_mape_pct)
           << ", power_mape_pct: " << fmt(r.few_shot[i].power_mape_pct) << "}";
       }
-      o << "]}\n";
+      o << "]";
+      if (r.own_fit_time_mape_pct && r.own_fit_power_mape_pct) {
+        o << ", own_fit: {time_mape_pct: " << fmt(*r.own_fit_time_mape_pct)
+          << ", power_mape_pct: " << fmt(*r.own_fit_power_mape_pct) << "}";
+      }
+      o << "}\n";
     }
   }
   return o.str();
@@ -1317,6 +1337,10 @@ ZeroShotCheck zero_shot_check_of(const std::vector<ZeroShotResult>& results,
     one.power_bias_pct = r.errors.all.power_bias_pct;
     for (const FewShotPoint& p : r.few_shot) {
       one.few_shot.push_back({p.k, p.time_mape_pct, p.power_mape_pct});
+    }
+    if (r.own_fit) {
+      one.own_fit_time_mape_pct = r.own_fit->time_mape_pct;
+      one.own_fit_power_mape_pct = r.own_fit->power_mape_pct;
     }
     check.results.push_back(std::move(one));
   }

@@ -70,6 +70,10 @@ struct CrossModeFitOptions {
   double extras_prior = 0.3;
   // fit_workload only: learn ResidualCorrections of time and power from the profiled rows.
   bool residual_correction = true;
+  // fit_workload only: keep the start's form (library_launches_apart: zero-shot parameters count
+  // a recurrence's chain and its library's launches apart) instead of letting the fitted
+  // kernel_scale carry them.
+  bool keep_start_form = false;
   // Threads that compute the Jacobian's columns (0: one per core). Each column is computed as it
   // is on one thread, so the fit is the same bytes for every count.
   unsigned threads = 1;
@@ -172,8 +176,12 @@ GraphCoefficients fit_graph_coefficients(const DeviceSpec& device,
 // graph coefficients (fit_graph_coefficients) on the same rows, and every row of W is predicted
 // from W's layer graph alone (zero_shot_parameters). Few-shot, for each k of `few_shot_k`: k rows
 // of W drawn at random (draws 1..`draws`, seeded) refine W's parameters from the zero-shot start
-// (fit_workload, the device fixed), MAPE on W's other rows, median over the draws. One entry per
-// (W, phase), in the order of the keys; its errors have per-region groups.
+// (fit_workload, the device fixed), MAPE on W's other rows, median over the draws. With
+// `own_fit`, W's five parameters (those zero-shot derives) are also fitted on every row of W
+// with the same device, in the zero-shot parameters' form (fit_workload keeping the start's form,
+// without W's own kernel cycles, launch overlap or residual correction): about the best any
+// zero-shot parameters could do with that device, the protocol's floor.
+// One entry per (W, phase), in the order of the keys; its errors have per-region groups.
 struct FewShotPoint {
   int k = 0;                 // profiled rows of W
   double time_mape_pct = 0;  // median over the draws, on W's other rows
@@ -183,6 +191,7 @@ struct ZeroShotResult {
   WorkloadKey key;
   ModeErrors errors;
   std::vector<FewShotPoint> few_shot;  // for each k of `few_shot_k`
+  std::optional<ErrorStats> own_fit;   // with `own_fit`: W's five parameters fitted on its rows
 };
 struct ZeroShotOptions {
   double device_modes = 1.0;      // seeded share of the modes the device is fitted on, (0, 1]
@@ -190,6 +199,7 @@ struct ZeroShotOptions {
   std::vector<std::string> only;  // the workloads to leave out (empty: every one of `rows`)
   std::vector<int> few_shot_k;    // profiled rows per few-shot point (empty: none)
   int draws = 10;                 // few-shot draws per k
+  bool own_fit = false;           // also fit W's five parameters on all its rows (ZeroShotResult)
   // Workloads left out at once, each on its own thread (0: one per core, at most one per
   // workload); threads beyond one per workload go to each leave-out's device fit (its Jacobian's
   // columns) and few-shot draws. Each fit and draw is computed as it is alone, so the results are

@@ -218,8 +218,9 @@ struct GraphCoefficients {
 // How well the zero-shot parameters did on the device's own measurements
 // (`fulcrum calibrate --modes --zero-shot F --out`): each measured workload left out in turn, the
 // device and graph coefficients fitted on a share of the other workloads' modes, every measured
-// row of the one left out predicted from its layer graph alone; and the few-shot refinements
-// from k of its rows (median over the draws, on its other rows).
+// row of the one left out predicted from its layer graph alone; the few-shot refinements from k
+// of its rows (median over the draws, on its other rows); and the same parameters fitted on all
+// of its rows (the protocol's floor).
 struct ZeroShotCheck {
   double device_modes = 1.0;  // share of the other workloads' modes the device was fitted on
   std::uint64_t seed = 1;     // of that share and of the few-shot draws
@@ -236,6 +237,9 @@ struct ZeroShotCheck {
     double power_mape_pct = 0;
     double power_bias_pct = 0;  // > 0 predicted high
     std::vector<FewShot> few_shot;
+    // The five parameters zero-shot derives, fitted instead on every one of its rows with the
+    // same device: the best any zero-shot parameters could do there (MAPE, %).
+    std::optional<double> own_fit_time_mape_pct, own_fit_power_mape_pct;
   };
   std::vector<Result> results;  // sorted by workload, then phase
 };

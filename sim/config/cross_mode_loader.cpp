@@ -96,7 +96,7 @@ models::ZeroShotCheck read_zero_shot_check(const YamlNode& z) {
     const YamlNode r = results.at(i);
     r.expect_map();
     r.allow_keys({"workload", "phase", "rows", "time_mape_pct", "time_bias_pct", "power_mape_pct",
-                  "power_bias_pct", "few_shot"});
+                  "power_bias_pct", "few_shot", "own_fit"});
     models::ZeroShotCheck::Result one;
     one.key = {r.required("workload").as_string(), read_phase(r.required("phase"))};
     one.rows = static_cast<std::size_t>(r.required("rows").as_positive_int());
@@ -114,6 +114,12 @@ models::ZeroShotCheck read_zero_shot_check(const YamlNode& z) {
                                 read_pct(p.required("time_mape_pct"), true),
                                 read_pct(p.required("power_mape_pct"), true)});
       }
+    }
+    if (auto o = r.optional("own_fit")) {
+      o->expect_map();
+      o->allow_keys({"time_mape_pct", "power_mape_pct"});
+      one.own_fit_time_mape_pct = read_pct(o->required("time_mape_pct"), true);
+      one.own_fit_power_mape_pct = read_pct(o->required("power_mape_pct"), true);
     }
     for (const models::ZeroShotCheck::Result& earlier : check.results) {
       if (earlier.key == one.key) r.fail("workload and phase given twice");

@@ -654,6 +654,7 @@ TEST_CASE("zero-shot: workloads left out on threads give the same results as one
   options.only = {"lstm", "bert-base"};
   options.few_shot_k = {10};
   options.draws = 2;
+  options.own_fit = true;
   const auto serial = zero_shot_leave_one_out(d, rows, workload_catalog(), options);
   std::vector<std::pair<std::string, std::size_t>> calls;
   // Four threads: one per leave-out, and two for each one's device fit and few-shot draws.
@@ -679,6 +680,14 @@ TEST_CASE("zero-shot: workloads left out on threads give the same results as one
     REQUIRE(serial[i].few_shot.size() == 1);
     CHECK(threaded[i].few_shot[0].time_mape_pct == serial[i].few_shot[0].time_mape_pct);
     CHECK(threaded[i].few_shot[0].power_mape_pct == serial[i].few_shot[0].power_mape_pct);
+    // The five parameters fitted on all its rows do at least about as well as those derived
+    // from its graph (the fit minimises a Huber loss of log errors, not the MAPE itself).
+    REQUIRE(serial[i].own_fit);
+    REQUIRE(threaded[i].own_fit);
+    CHECK(threaded[i].own_fit->time_mape_pct == serial[i].own_fit->time_mape_pct);
+    CHECK(threaded[i].own_fit->power_mape_pct == serial[i].own_fit->power_mape_pct);
+    CHECK(serial[i].own_fit->rows == serial[i].errors.all.rows);
+    CHECK(serial[i].own_fit->time_mape_pct < serial[i].errors.all.time_mape_pct * 1.05);
   }
   // As a calibration file records them (CrossModeCalibration::zero_shot_check).
   const ZeroShotCheck check = zero_shot_check_of(serial, options);
@@ -695,6 +704,8 @@ TEST_CASE("zero-shot: workloads left out on threads give the same results as one
     REQUIRE(check.results[i].few_shot.size() == 1);
     CHECK(check.results[i].few_shot[0].k == 10);
     CHECK(check.results[i].few_shot[0].time_mape_pct == serial[i].few_shot[0].time_mape_pct);
+    CHECK(check.results[i].own_fit_time_mape_pct == serial[i].own_fit->time_mape_pct);
+    CHECK(check.results[i].own_fit_power_mape_pct == serial[i].own_fit->power_mape_pct);
   }
   REQUIRE(calls.size() == 2);
   CHECK(calls[0].second == 1);
@@ -708,7 +719,7 @@ TEST_CASE("zero-shot: workloads left out on threads give the same results as one
 TEST_CASE("the zero-shot check's clause gives a phase's range and median") {
   ZeroShotCheck check;
   const auto add = [&](const char* w, Phase p, double t, double pw) {
-    check.results.push_back({{w, p}, 100, t, 0, pw, 0, {}});
+    check.results.push_back({{w, p}, 100, t, 0, pw, 0, {}, {}, {}});
   };
   add("a", Phase::training, 9.61, 2.0);
   add("b", Phase::training, 28.63, 18.2);
