@@ -35,7 +35,9 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
       "seed", po::value<std::string>(), "seed of the random split and samples (default 1)")(
       "zero-shot", po::value<double>(),
       "with --modes: leave each workload out (or only --workload), fit the device on this share "
-      "of the other workloads' modes, predict every row of it from its layer graph alone")(
+      "of the other workloads' modes, predict every row of it from its layer graph alone; with "
+      "--out (every workload), also fit on every row and write the calibration with this check "
+      "(zero_shot_check, quoted by runs and devices NAME)")(
       "jobs,j", po::value<std::string>(),
       "with --modes: threads of the fits (default 0: every core), with --zero-shot first one "
       "per workload left out; the same output for every count")(
@@ -58,7 +60,7 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
         "calibrate [--device NAME] [--reference DIR] [--out PATH]\n"
         "       fulcrum calibrate --modes [--jobs N] [--holdout F --seed S]\n"
         "                         [--fit CSV --workload W [--at CSV]]\n"
-        "       fulcrum calibrate --modes [--jobs N] --zero-shot F [--workload W]",
+        "       fulcrum calibrate --modes [--jobs N] --zero-shot F [--workload W | --out PATH]",
         "Fits the analytic performance model's coefficients (least squares) to the\n"
         "published measurements, prints every anchor with its error and the MAPE, and\n"
         "writes the calibration file that `run` uses (models/data/calibration/).",
