@@ -1160,12 +1160,7 @@ std::vector<ZeroShotResult> leave_out(const DeviceSpec& device, const std::vecto
         time_pct[slot] = e.time_mape_pct;
         power_pct[slot] = e.power_mape_pct;
       });
-      const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        const std::size_t n = v.size();
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-      };
-      result.few_shot.push_back({k, median(time_pct), median(power_pct)});
+      result.few_shot.push_back({k, median_of(time_pct), median_of(power_pct)});
     }
     if (options.own_fit) {
       CrossModeFitOptions own;

@@ -244,6 +244,9 @@ struct ZeroShotCheck {
   std::vector<Result> results;  // sorted by workload, then phase
 };
 
+// The median of the values (the mean of the middle two for an even count; NaN for none).
+double median_of(std::vector<double> values);
+
 // One clause on the check's figures for the workloads of `phase`: "this device's measured
 // training workloads (4), each left out in turn and predicted from its layer graph: time MAPE
 // 5.7-28.6% (median 12.1%), power 2.4-18.2% (median 6.9%)"; empty where the check has none.

@@ -310,7 +310,6 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     return report;
   }
   std::optional<models::ZeroShotCheck> check;  // with --zero-shot and --out
-  std::string check_command;
   if (rq.zero_shot) {
     const double share = *rq.zero_shot;
     if (!(share > 0 && share <= 1)) {
@@ -361,9 +360,6 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     }
     // With --out: the calibration fitted on every row, as without --zero-shot, records the check.
     check = models::zero_shot_check_of(results, options);
-    std::ostringstream command;
-    command << " --zero-shot " << share << " --seed " << seed;
-    check_command = command.str();
     if (rq.progress) rq.progress("zero-shot check done; fitting the device on every row");
   }
   if (rq.holdout && !check) {
@@ -407,13 +403,15 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
   report.power_mape_pct = errors.all.power_mape_pct;
   report.text = out.str();
   if (rq.out) {
+    // The command that regenerates the file, with the check's protocol where it records one.
+    std::ostringstream command;
+    command << "fulcrum calibrate --modes";
+    if (check) command << " --zero-shot " << check->device_modes << " --seed " << check->seed;
+    command << " --reference $FULCRUM_REFERENCE_DIR --out models/data/calibration/" << device.name
+            << "-modes.yaml";
     report.written =
         write_atomically(*rq.out, device.name, "-modes",
-                         cross_mode_calibration_text(fit.calibration, all,
-                                                     "fulcrum calibrate --modes" + check_command +
-                                                         " --reference $FULCRUM_REFERENCE_DIR "
-                                                         "--out models/data/calibration/" +
-                                                         device.name + "-modes.yaml"));
+                         cross_mode_calibration_text(fit.calibration, all, command.str()));
   }
   return report;
 }
