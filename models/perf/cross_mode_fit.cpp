@@ -162,11 +162,22 @@ class Problem {
   const std::vector<WorkloadKey>& keys() const { return keys_; }
   std::size_t residual_count() const { return 2 * rows_.size() + priors_per_key() * keys_.size(); }
 
+  // A prior holding each key's five physical parameters near `center`'s (in the encoded scale),
+  // at weight `strength` (0: none). fit_workload's few-shot fits: the zero-shot parameters.
+  void set_center(double strength, const CrossModeWorkload& center) {
+    center_strength_ = strength;
+    center_ = {to_theta(center.eff_compute, 'c'), to_theta(center.eff_memory, 's'),
+               to_theta(center.gpu_activity, 'p'), to_theta(center.kernel_scale, 'p'),
+               to_theta(center.preprocess_ms, 'p')};
+  }
+
   // Whether each workload's kernel_cycles and overlap_host are free too (a new workload's own
   // rows, fit_workload), each held toward 1 and the device's exponent by options.extras_prior.
   void set_extras(bool extras) { extras_ = extras; }
   std::size_t workload_param_count() const { return extras_ ? 7 : 5; }
-  std::size_t priors_per_key() const { return extras_ ? 4 : 2; }
+  std::size_t priors_per_key() const {
+    return (extras_ ? 4 : 2) + (center_strength_ > 0 ? center_.size() : 0);
+  }
 
   // Parameter layout: free device fields, then each key's parameters.
   void set_layout(bool device_free) {
@@ -259,6 +270,16 @@ class Problem {
         r[j + 3] =
             options_.extras_prior * (to_theta(w[k].overlap_host.value_or(d.overlap_host), 'e') -
                                      to_theta(d.overlap_host, 'e'));
+      }
+      if (center_strength_ > 0) {
+        const std::array<double, 5> t{
+            to_theta(w[k].eff_compute, 'c'), to_theta(w[k].eff_memory, 's'),
+            to_theta(w[k].gpu_activity, 'p'), to_theta(w[k].kernel_scale, 'p'),
+            to_theta(w[k].preprocess_ms, 'p')};
+        const auto c = j + static_cast<Eigen::Index>(extras_ ? 4 : 2);
+        for (std::size_t i = 0; i < t.size(); ++i) {
+          r[c + static_cast<Eigen::Index>(i)] = center_strength_ * (t[i] - center_[i]);
+        }
       }
     }
   }
@@ -356,6 +377,8 @@ class Problem {
   std::size_t parameters_ = 0;
   bool extras_ = false;
   std::vector<CrossModeWorkload> start_workloads_;
+  double center_strength_ = 0;
+  std::array<double, 5> center_{};
 };
 
 // Levenberg-Marquardt with Marquardt's diagonal scaling; returns (theta, iterations, cost).
@@ -566,6 +589,11 @@ CrossModeWorkload fit_physical(const DeviceSpec& device, const CrossModeDevice& 
   Problem problem(device, rows, catalog, options);
   problem.set_extras(options.workload_extras);
   problem.set_layout(false);
+  if (start && options.start_prior > 0) {
+    CrossModeWorkload center = *start;
+    center.preprocess_ms = std::max(center.preprocess_ms, 1e-6);
+    problem.set_center(options.start_prior, center);
+  }
   // A few rows leave flat regions (a kernel's work hidden under its fixed cycles hides
   // eff_compute), so the fit starts from a small grid of compute and memory efficiencies and
   // keeps the lowest cost (the first on ties: deterministic).
@@ -697,37 +725,50 @@ CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& 
   }
   if (rows.empty()) throw InputError("no measured rows to fit");
   CrossModeFitOptions o = options;
-  // The strength of the prior on the workload's own kernel cycles and launch overlap, chosen by
-  // 5-fold cross-validation inside the profiled rows (never on the rows predicted later): the
-  // lowest sum of absolute log errors of time and power on the left-out folds.
+  if (!start) o.start_prior = 0;
+  // The strengths of the priors, each chosen by 5-fold cross-validation inside the profiled rows
+  // (never on the rows predicted later): the lowest sum of absolute log errors of time and power
+  // on the left-out folds. First the prior toward the start (the zero-shot parameters), then,
+  // with it, the one on the workload's own kernel cycles and launch overlap.
   constexpr std::size_t kFolds = 5;
-  if (o.workload_extras && rows.size() >= 2 * kFolds) {
-    double best = std::numeric_limits<double>::infinity();
-    double chosen = o.extras_prior;
-    for (double strength : {3.0, 0.3, 0.03}) {
-      o.extras_prior = strength;
-      double error = 0;
-      for (std::size_t fold = 0; fold < kFolds; ++fold) {
-        std::vector<ModeRow> train, test;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-          (i % kFolds == fold ? test : train).push_back(rows[i]);
-        }
-        CrossModeCalibration cal;
-        cal.device = coefficients;
-        cal.workloads[key] = fit_physical(device, coefficients, key, train, catalog, o, start);
-        const CrossModeModel model(device, cal, catalog);
-        for (const ModeRow& r : test) {
-          const CrossModeEstimate e = model.predict(r.workload, r.phase, r.mode, r.batch_size);
-          error +=
-              std::abs(std::log(e.time_s / r.time_s)) + std::abs(std::log(e.power_w / r.power_w));
-        }
+  const auto cv_error = [&](const CrossModeFitOptions& trial) {
+    double error = 0;
+    for (std::size_t fold = 0; fold < kFolds; ++fold) {
+      std::vector<ModeRow> train, test;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        (i % kFolds == fold ? test : train).push_back(rows[i]);
       }
-      if (error < best) {
-        best = error;
-        chosen = strength;
+      CrossModeCalibration cal;
+      cal.device = coefficients;
+      cal.workloads[key] = fit_physical(device, coefficients, key, train, catalog, trial, start);
+      const CrossModeModel model(device, cal, catalog);
+      for (const ModeRow& r : test) {
+        const CrossModeEstimate e = model.predict(r.workload, r.phase, r.mode, r.batch_size);
+        error +=
+            std::abs(std::log(e.time_s / r.time_s)) + std::abs(std::log(e.power_w / r.power_w));
       }
     }
-    o.extras_prior = chosen;
+    return error;
+  };
+  const auto choose = [&](double CrossModeFitOptions::*strength,
+                          const std::vector<double>& choices) {
+    double best = std::numeric_limits<double>::infinity();
+    double chosen = o.*strength;
+    for (double s : choices) {
+      CrossModeFitOptions trial = o;
+      trial.*strength = s;
+      const double error = cv_error(trial);
+      if (error < best) {
+        best = error;
+        chosen = s;
+      }
+    }
+    o.*strength = chosen;
+  };
+  if (rows.size() >= 2 * kFolds) {
+    if (start && o.start_prior > 0)
+      choose(&CrossModeFitOptions::start_prior, o.start_prior_choices);
+    if (o.workload_extras) choose(&CrossModeFitOptions::extras_prior, {3.0, 0.3, 0.03});
   }
   CrossModeWorkload w = fit_physical(device, coefficients, key, rows, catalog, o, start);
   if (o.residual_correction && rows.size() >= 5) {
@@ -1167,6 +1208,7 @@ std::vector<ZeroShotResult> leave_out(const DeviceSpec& device, const std::vecto
       own.workload_extras = false;
       own.residual_correction = false;
       own.keep_start_form = true;
+      own.start_prior = 0;  // the floor: W's rows alone
       own.threads = fit_threads;
       CrossModeCalibration cal = fit.calibration;
       cal.workloads[key] = fit_workload(device, cal.device, key, of_phase, catalog, own, start);

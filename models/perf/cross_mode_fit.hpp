@@ -74,6 +74,13 @@ struct CrossModeFitOptions {
   // a recurrence's chain and its library's launches apart) instead of letting the fitted
   // kernel_scale carry them.
   bool keep_start_form = false;
+  // fit_workload with a start only (few-shot: the zero-shot parameters): the weight of a prior
+  // holding the workload's five physical parameters (eff_compute, eff_memory, gpu_activity,
+  // kernel_scale, preprocess_ms) near the start's, in the fit's encoded scale (logit or log);
+  // 0: none. From 10 rows on, chosen among start_prior_choices by 5-fold cross-validation inside
+  // the profiled rows (0 among them: the rows alone), unless it is 0.
+  double start_prior = 0.3;
+  std::vector<double> start_prior_choices = {0, 0.1, 0.3, 1};
   // Threads that compute the Jacobian's columns (0: one per core). Each column is computed as it
   // is on one thread, so the fit is the same bytes for every count.
   unsigned threads = 1;
@@ -95,11 +102,14 @@ CrossModeFit fit_cross_mode(const DeviceSpec& device, const std::vector<ModeRow>
 // The new-workload path: only (workload, phase)'s parameters, from its profiled rows, with the
 // device's coefficients fixed. Every row must be of that workload and phase. The fit runs from a
 // small grid of starts and from `start` when given (few-shot: the zero-shot parameters) and keeps
-// the lowest cost (`start` on ties). With options.workload_extras also the workload's own
-// kernel_cycles and overlap_host (prior strength by 5-fold cross-validation inside the rows); with
-// options.residual_correction then the time and power ResidualCorrections of the fitted model's
-// log residuals on the rows (hyper-parameters by leave-one-out inside the rows; none where that
-// does not beat the physical model). Deterministic.
+// the lowest cost (`start` on ties); with `start` and options.start_prior, a prior holds the five
+// parameters near it (its weight by 5-fold cross-validation inside the rows from 10 rows on, among
+// options.start_prior_choices; 0 among them: the rows alone). With options.workload_extras also
+// the workload's own kernel_cycles and overlap_host (prior strength by 5-fold cross-validation
+// inside the rows); with options.residual_correction then the time and power
+// ResidualCorrections of the fitted model's log residuals on the rows (hyper-parameters by
+// leave-one-out inside the rows; none where that does not beat the physical model).
+// Deterministic.
 CrossModeWorkload fit_workload(const DeviceSpec& device, const CrossModeDevice& coefficients,
                                const WorkloadKey& key, const std::vector<ModeRow>& rows,
                                const WorkloadCatalog& catalog,

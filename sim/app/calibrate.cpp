@@ -14,6 +14,7 @@
 #include "models/device/device_catalog.hpp"
 #include "models/error.hpp"
 #include "models/perf/cross_mode_fit.hpp"
+#include "models/perf/cross_mode_model.hpp"
 #include "models/perf/profile_csv.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "sim/app/available.hpp"
@@ -261,6 +262,10 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
       throw InputError(std::nullopt, "fulcrum calibrate", "no profiled rows of workload " + w);
     }
     models::CrossModeCalibration cal = device_fit.calibration;
+    // The graph coefficients from the same rows: W's zero-shot parameters are where its fit
+    // starts and what its prior holds it near (few-shot, docs/MODEL.md), and a workload nobody
+    // profiled gets its parameters from them in the calibration written.
+    cal.graph = models::fit_graph_coefficients(device, cal, device_rows, catalog);
     for (const models::Phase p : phases) {
       const models::WorkloadKey key{w, p};
       std::vector<models::ModeRow> rows;
@@ -268,7 +273,9 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
         if (r.phase == p) rows.push_back(r);
       }
       cal.workloads.erase(key);
-      cal.workloads[key] = models::fit_workload(device, cal.device, key, rows, catalog);
+      const models::CrossModeWorkload start =
+          models::CrossModeModel(device, cal, catalog).parameters(w, p).first;
+      cal.workloads[key] = models::fit_workload(device, cal.device, key, rows, catalog, {}, start);
     }
     std::vector<models::ModeRow> rest;
     if (at_table) {

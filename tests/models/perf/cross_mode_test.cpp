@@ -114,6 +114,63 @@ TEST_CASE("a new workload fitted from 50 profiled modes predicts its other modes
                   fulcrum::InputError);
 }
 
+// Few-shot's prior toward the start (the zero-shot parameters, docs/MODEL.md "Few-shot"): rows
+// made by the model itself from known parameters. Below 10 rows the prior holds at its default
+// weight; from 10 rows on, cross-validation inside them weighs it, so a start far off does not
+// hold the fit away from what the rows say.
+TEST_CASE("few-shot: the prior toward the start is weighed by cross-validation inside the rows") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  const CrossModeDevice device;
+  const WorkloadKey key{"resnet50", Phase::inference};
+  const CrossModeWorkload truth{0.6, 0.4, 1.2, 1.1, 2.0};
+  const auto rows_at = [&](const std::vector<double>& gpu_hz, const std::vector<double>& cpu_khz) {
+    std::vector<ModeRow> rows;
+    for (double gpu : gpu_hz) {
+      for (double cpu : cpu_khz) {
+        for (int batch : {16, 64}) {
+          const PowerMode mode{12, cpu, gpu, 3199000000, 8};
+          const auto e = cross_mode_estimate(
+              d, device, truth, key.second,
+              work_features(d, workload_catalog().get(key.first), key.second, batch), mode, batch);
+          rows.push_back({key.first, key.second, mode, batch, e.time_s, e.power_w});
+        }
+      }
+    }
+    return rows;
+  };
+  CrossModeFitOptions bare;  // the physical parameters alone: no extras, no correction
+  bare.workload_extras = false;
+  bare.residual_correction = false;
+  // A start with a tenth of the true compute efficiency. Four rows (fewer than cross-validation
+  // needs): the prior at its default weight holds the fit between the start and what the rows
+  // say; without it the rows alone pin the efficiency.
+  CrossModeWorkload wrong = truth;
+  wrong.eff_compute = 0.06;
+  const auto few = rows_at({522750000, 1300500000}, {2201600});
+  REQUIRE(few.size() == 4);
+  const CrossModeWorkload held = fit_workload(d, device, key, few, workload_catalog(), bare, wrong);
+  CHECK(held.eff_compute > wrong.eff_compute);
+  CHECK(held.eff_compute < 0.9 * truth.eff_compute);
+  CrossModeFitOptions no_prior = bare;
+  no_prior.start_prior = 0;
+  CHECK(fit_workload(d, device, key, few, workload_catalog(), no_prior, wrong).eff_compute ==
+        Approx(truth.eff_compute).epsilon(0.05));
+  // Sixteen rows over the GPU and CPU clocks, a start with a tenth of the true compute efficiency:
+  // cross-validation keeps the prior from holding it there.
+  const auto many = rows_at({114750000, 522750000, 930750000, 1300500000}, {422400, 2201600});
+  REQUIRE(many.size() == 16);
+  const CrossModeWorkload fitted =
+      fit_workload(d, device, key, many, workload_catalog(), bare, wrong);
+  CHECK(fitted.eff_compute == Approx(truth.eff_compute).epsilon(0.05));
+  // Without cross-validation the fixed prior at full strength would hold it: the prior is real.
+  CrossModeFitOptions fixed = bare;
+  fixed.start_prior = 1;
+  fixed.start_prior_choices = {1};
+  const CrossModeWorkload pulled =
+      fit_workload(d, device, key, many, workload_catalog(), fixed, wrong);
+  CHECK(pulled.eff_compute < 0.9 * truth.eff_compute);
+}
+
 TEST_CASE("the model's terms: the pipeline bounds training, more cores never slow it") {
   const DeviceSpec d = testing::orin_agx_64gb();
   CrossModeCalibration cal;
