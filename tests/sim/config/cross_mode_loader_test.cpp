@@ -239,7 +239,7 @@ TEST_CASE("the shipped graph coefficients give an unprofiled workload its zero-s
   CHECK_THROWS_WITH(parse(edited("kernels: [", "kernels: [x")),
                     Catch::Contains("graph_coefficients.kernels[0]"));
   CHECK_THROWS_WITH(
-      parse(edited("activity: [0.254796968", "activity: [90")),
+      parse(edited("activity: [0.256117983", "activity: [90")),
       Catch::Contains("graph_coefficients.activity[0]") && Catch::Contains("[-50, 50]"));
 }
 
