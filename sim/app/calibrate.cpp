@@ -347,7 +347,8 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
     for (const auto& r : results) {
       out << models::to_table(r.errors, r.key.first + " " + models::to_string(r.key.second) +
                                             " from its layer graph alone:");
-      out << "  few-shot (k profiled rows refine the zero-shot start; median of 10 draws):";
+      out << "  few-shot (k profiled rows refine the zero-shot parameters, held near them at a "
+             "cross-validated weight; median of 10 draws):";
       for (const auto& p : r.few_shot) {
         out << "  k=" << p.k << " " << fixed(p.time_mape_pct, 2) << "% / "
             << fixed(p.power_mape_pct, 2) << "%";
