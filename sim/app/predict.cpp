@@ -16,6 +16,7 @@
 #include "models/error.hpp"
 #include "models/learn/mode_predictor.hpp"
 #include "models/perf/cross_mode_fit.hpp"
+#include "models/perf/cross_mode_model.hpp"
 #include "models/perf/profile_csv.hpp"
 #include "models/random/rng_streams.hpp"
 #include "models/workload/workload_catalog.hpp"
@@ -252,8 +253,22 @@ PredictReport predict(const PredictRequest& request) {
       }
       if (of_phase.empty()) continue;
       const models::WorkloadKey key{of_phase.front().workload, phase};
-      cal.workloads[key] =
-          models::fit_workload(device, cal.device, key, of_phase, models::workload_catalog());
+      // As `calibrate --modes --fit` does: from the workload's zero-shot parameters (its layer
+      // graph through the calibration's coefficients, its own entry set aside), held near them at
+      // a cross-validated weight; from the grid alone where the calibration has no other
+      // workload of the phase to derive them from.
+      models::CrossModeCalibration others = cal;
+      others.workloads.erase(key);
+      std::optional<models::CrossModeWorkload> start;
+      try {
+        start = models::CrossModeModel(device, others, models::workload_catalog())
+                    .parameters(key.first, phase)
+                    .first;
+      } catch (const InputError&) {
+        start.reset();
+      }
+      cal.workloads[key] = models::fit_workload(device, cal.device, key, of_phase,
+                                                models::workload_catalog(), {}, start);
     }
     const models::CrossModeModel model(device, cal);
     for (std::size_t i = 0; i < at_rows.size(); ++i) {
