@@ -177,7 +177,7 @@ std::string predict_py(const std::string& predictor, const std::filesystem::path
 
 // The catalog through the application layer (sim::app::devices), one row per device with the
 // perf model a scenario naming none gets on it, why, the workloads its cross-mode calibration was
-// fitted to and that calibration's zero-shot check (both empty without one).
+// fitted to and that calibration's zero-shot and few-shot checks (empty without one).
 py::list devices(const std::string& data_dir) {
   const std::string dir = data_dir.empty() ? default_data_dir() : data_dir;
   py::list out;
@@ -199,6 +199,7 @@ py::list devices(const std::string& data_dir) {
     row["default_perf_model_reason"] = one.default_model_reason;
     row["fitted_workloads"] = one.fitted_workloads;
     row["zero_shot_check"] = one.zero_shot_check;
+    row["few_shot_check"] = one.few_shot_check;
     out.append(row);
   }
   return out;

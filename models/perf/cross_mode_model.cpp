@@ -889,4 +889,35 @@ std::string zero_shot_check_clause(const ZeroShotCheck& check, Phase phase) {
          ", power " + range(power);
 }
 
+std::string few_shot_check_clause(const ZeroShotCheck& check, Phase phase) {
+  std::vector<const ZeroShotCheck::Result*> of_phase;
+  for (const ZeroShotCheck::Result& r : check.results) {
+    if (r.key.second == phase) of_phase.push_back(&r);
+  }
+  if (of_phase.empty() || of_phase.front()->few_shot.empty()) return {};
+  const std::vector<ZeroShotCheck::FewShot>& first = of_phase.front()->few_shot;
+  for (const ZeroShotCheck::Result* r : of_phase) {
+    if (r->few_shot.size() != first.size()) return {};
+    for (std::size_t i = 0; i < first.size(); ++i) {
+      if (r->few_shot[i].k != first[i].k) return {};
+    }
+  }
+  std::string ks, time, power;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    std::vector<double> t, p;
+    for (const ZeroShotCheck::Result* r : of_phase) {
+      t.push_back(r->few_shot[i].time_mape_pct);
+      p.push_back(r->few_shot[i].power_mape_pct);
+    }
+    const std::string sep = i == 0 ? "" : " / ";
+    ks += sep + std::to_string(first[i].k);
+    time += sep + one_decimal(median_of(t));
+    power += sep + one_decimal(median_of(p));
+  }
+  return std::string("this device's measured ") + to_string(phase) + " workloads (" +
+         std::to_string(of_phase.size()) +
+         "), each refined from k of its profiled modes: time MAPE median " + time +
+         "% at k = " + ks + ", power " + power + "%";
+}
+
 }  // namespace fulcrum::models

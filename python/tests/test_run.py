@@ -167,8 +167,11 @@ def test_devices_and_workloads_list_the_catalogs():
     assert "resnet18 training" in orin["fitted_workloads"]
     assert len(orin["zero_shot_check"]) == 2
     assert orin["zero_shot_check"][0].startswith("this device's measured training workloads (4)")
+    assert len(orin["few_shot_check"]) == 2
+    assert "refined from k of its profiled modes" in orin["few_shot_check"][1]
     assert xavier["default_perf_model"] == "analytic"
     assert xavier["fitted_workloads"] == [] and xavier["zero_shot_check"] == []
+    assert xavier["few_shot_check"] == []
     workloads = fulcrum.workloads()
     wnames = list(workloads["name"]) if fulcrum.has_pandas() else [w["name"] for w in workloads]
     assert {"resnet50", "mobilenetv3-large"} <= set(wnames)

@@ -137,6 +137,8 @@ DevicesReport devices(const DevicesRequest& request) {
         for (const models::Phase p : {models::Phase::training, models::Phase::inference}) {
           const std::string clause = models::zero_shot_check_clause(*c.zero_shot_check, p);
           if (!clause.empty()) report.zero_shot_check.push_back(clause);
+          const std::string few = models::few_shot_check_clause(*c.zero_shot_check, p);
+          if (!few.empty()) report.few_shot_check.push_back(few);
         }
       }
     }

@@ -126,6 +126,14 @@ std::string devices_text(const DevicesReport& report) {
         for (const std::string& clause : report.zero_shot_check) {
           out << "    zero-shot check: " << clause << "\n";
         }
+        for (const std::string& clause : report.few_shot_check) {
+          out << "    few-shot check: " << clause << "\n";
+        }
+        if (!report.few_shot_check.empty()) {
+          out << "    (profile k modes of a workload with `fulcrum profile`, then `fulcrum "
+                 "calibrate "
+                 "--modes --workload W --fit PROFILE.csv`)\n";
+        }
       }
     }
     return out.str();

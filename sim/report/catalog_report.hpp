@@ -24,6 +24,9 @@ struct DevicesReport {
   // With `one` and a cross-mode default whose calibration records its zero-shot check: one
   // clause per phase on how those zero-shot parameters did (models::zero_shot_check_clause).
   std::vector<std::string> zero_shot_check;
+  // And one clause per phase on its few-shot figures: the same workloads refined from k of their
+  // profiled modes (models::few_shot_check_clause).
+  std::vector<std::string> few_shot_check;
 };
 
 // {"devices": [{"name", "soc", "cpu_cores", "cpu_khz": [...], "gpu_hz": [...], "emc_hz": [...],

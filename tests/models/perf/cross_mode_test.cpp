@@ -792,6 +792,28 @@ TEST_CASE("the zero-shot check's clause gives a phase's range and median") {
   CHECK(zero_shot_check_clause(ZeroShotCheck{}, Phase::training).empty());
 }
 
+// The few-shot clause `devices NAME` prints: per k the median over the phase's workloads.
+TEST_CASE("the few-shot check's clause gives a phase's medians at each k") {
+  ZeroShotCheck check;
+  const auto add = [&](const char* w, Phase p, std::vector<ZeroShotCheck::FewShot> few) {
+    check.results.push_back({{w, p}, 100, 10, 0, 5, 0, std::move(few), {}, {}});
+  };
+  add("a", Phase::training, {{10, 7.46, 4.08}, {50, 3.97, 2.33}});
+  add("b", Phase::training, {{10, 3.13, 1.93}, {50, 1.45, 1.28}});
+  add("c", Phase::training, {{10, 4.56, 2.55}, {50, 2.65, 1.63}});
+  add("d", Phase::inference, {{10, 10.63, 5.56}});
+  add("e", Phase::inference, {{20, 8.0, 4.0}});  // another k: no clause for the phase
+  CHECK(few_shot_check_clause(check, Phase::training) ==
+        "this device's measured training workloads (3), each refined from k of its profiled "
+        "modes: time MAPE median 4.6 / 2.6% at k = 10 / 50, power 2.5 / 1.6%");
+  CHECK(few_shot_check_clause(check, Phase::inference).empty());
+  check.results.pop_back();
+  CHECK(few_shot_check_clause(check, Phase::inference) ==
+        "this device's measured inference workloads (1), each refined from k of its profiled "
+        "modes: time MAPE median 10.6% at k = 10, power 5.6%");
+  CHECK(few_shot_check_clause(ZeroShotCheck{}, Phase::training).empty());
+}
+
 // A leave-out that fails on its thread is reported as it would be on one thread: the error, not a
 // crash. Rows naming a workload the catalog lacks make every fit of the device refuse them.
 TEST_CASE("zero-shot: an error in a workload left out on a thread reaches the caller") {

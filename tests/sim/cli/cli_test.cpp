@@ -565,6 +565,12 @@ TEST_CASE(
         std::string::npos);
   CHECK(orin.out.find("zero-shot check: this device's measured inference workloads (5)") !=
         std::string::npos);
+  // And how far a few profiled modes take the same workloads (the check's few-shot medians).
+  CHECK(orin.out.find("few-shot check: this device's measured training workloads (4), each "
+                      "refined from k of its profiled modes: time MAPE median ") !=
+        std::string::npos);
+  CHECK(orin.out.find("fulcrum calibrate --modes --workload W --fit PROFILE.csv") !=
+        std::string::npos);
   const Outcome xavier = box.fulcrum("devices xavier-agx-32gb");
   CHECK(xavier.out.find("fitted to measured modes") == std::string::npos);
   CHECK(xavier.status == 0);

@@ -516,6 +516,9 @@ TEST_CASE("the shipped calibration records its zero-shot check, and docs/MODEL.m
     const std::string clause = models::zero_shot_check_clause(z, p);
     INFO(clause);
     CHECK(text.find("\nzero-shot check: " + clause + "\n") != std::string::npos);
+    const std::string few = models::few_shot_check_clause(z, p);
+    INFO(few);
+    CHECK(text.find("\nfew-shot check: " + few + "\n") != std::string::npos);
   }
 }
 
