@@ -867,6 +867,12 @@ std::string one_decimal(double v) {
   return buf;
 }
 
+// The subject both check clauses open with.
+std::string measured_workloads(Phase phase, std::size_t count) {
+  return std::string("this device's measured ") + to_string(phase) + " workloads (" +
+         std::to_string(count) + "), ";
+}
+
 }  // namespace
 
 std::string zero_shot_check_clause(const ZeroShotCheck& check, Phase phase) {
@@ -883,9 +889,8 @@ std::string zero_shot_check_clause(const ZeroShotCheck& check, Phase phase) {
     return one_decimal(*lo) + "-" + one_decimal(*hi) + "% (median " + one_decimal(median_of(v)) +
            "%)";
   };
-  return std::string("this device's measured ") + to_string(phase) + " workloads (" +
-         std::to_string(time.size()) +
-         "), each left out in turn and predicted from its layer graph: time MAPE " + range(time) +
+  return measured_workloads(phase, time.size()) +
+         "each left out in turn and predicted from its layer graph: time MAPE " + range(time) +
          ", power " + range(power);
 }
 
@@ -914,10 +919,9 @@ std::string few_shot_check_clause(const ZeroShotCheck& check, Phase phase) {
     time += sep + one_decimal(median_of(t));
     power += sep + one_decimal(median_of(p));
   }
-  return std::string("this device's measured ") + to_string(phase) + " workloads (" +
-         std::to_string(of_phase.size()) +
-         "), each refined from k of its profiled modes: time MAPE median " + time +
-         "% at k = " + ks + ", power " + power + "%";
+  return measured_workloads(phase, of_phase.size()) +
+         "each refined from k of its profiled modes: time MAPE median " + time + "% at k = " + ks +
+         ", power " + power + "%";
 }
 
 }  // namespace fulcrum::models

@@ -274,7 +274,7 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
       }
       cal.workloads.erase(key);
       const models::CrossModeWorkload start =
-          models::CrossModeModel(device, cal, catalog).parameters(w, p).first;
+          models::zero_shot_parameters(device, cal, catalog.get(w), p, catalog);
       cal.workloads[key] = models::fit_workload(device, cal.device, key, rows, catalog, {}, start);
     }
     std::vector<models::ModeRow> rest;

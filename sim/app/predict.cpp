@@ -254,16 +254,13 @@ PredictReport predict(const PredictRequest& request) {
       if (of_phase.empty()) continue;
       const models::WorkloadKey key{of_phase.front().workload, phase};
       // As `calibrate --modes --fit` does: from the workload's zero-shot parameters (its layer
-      // graph through the calibration's coefficients, its own entry set aside), held near them at
-      // a cross-validated weight; from the grid alone where the calibration has no other
-      // workload of the phase to derive them from.
-      models::CrossModeCalibration others = cal;
-      others.workloads.erase(key);
+      // graph through the calibration's coefficients; zero_shot_parameters sets its own entry
+      // aside), held near them at a cross-validated weight; from the grid alone where the
+      // calibration has no other workload of the phase to derive them from.
       std::optional<models::CrossModeWorkload> start;
       try {
-        start = models::CrossModeModel(device, others, models::workload_catalog())
-                    .parameters(key.first, phase)
-                    .first;
+        start = models::zero_shot_parameters(device, cal, models::workload_catalog().get(key.first),
+                                             phase, models::workload_catalog());
       } catch (const InputError&) {
         start.reset();
       }

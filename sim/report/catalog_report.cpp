@@ -130,9 +130,8 @@ std::string devices_text(const DevicesReport& report) {
           out << "    few-shot check: " << clause << "\n";
         }
         if (!report.few_shot_check.empty()) {
-          out << "    (profile k modes of a workload with `fulcrum profile`, then `fulcrum "
-                 "calibrate "
-                 "--modes --workload W --fit PROFILE.csv`)\n";
+          out << "    (profile k modes of a workload with `fulcrum profile`, then "
+                 "`fulcrum calibrate --modes --workload W --fit PROFILE.csv`)\n";
         }
       }
     }
