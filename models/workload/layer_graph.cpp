@@ -50,6 +50,17 @@ void require(bool ok, const std::string& layer, const std::string& problem) {
   if (!ok) throw InputError("layer '" + layer + "': " + problem);
 }
 
+// Positions of a sliding window along one dimension (PyTorch's floor mode): the window must fit
+// the padded input, which integer division alone would not catch (it truncates toward zero).
+std::int64_t window_positions(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                              std::int64_t padding, const std::string& name) {
+  require(kernel > 0 && stride > 0 && padding >= 0, name, "bad kernel/stride/padding");
+  require(in + 2 * padding >= kernel, name,
+          "a window of " + std::to_string(kernel) + " does not fit an input of " +
+              std::to_string(in) + " padded by " + std::to_string(padding) + " on each side");
+  return (in + 2 * padding - kernel) / stride + 1;
+}
+
 }  // namespace
 
 double Shape::elements() const {
@@ -93,9 +104,8 @@ LayerId LayerGraph::conv2d(LayerId x, std::string name, const Conv2dOptions& o) 
   const auto c_in = in[0];
   require(o.groups > 0 && c_in % o.groups == 0 && o.out_channels % o.groups == 0, name,
           "channels not divisible by groups");
-  require(o.kernel > 0 && o.stride > 0 && o.padding >= 0, name, "bad kernel/stride/padding");
-  const auto h = (in[1] + 2 * o.padding - o.kernel) / o.stride + 1;
-  const auto w = (in[2] + 2 * o.padding - o.kernel) / o.stride + 1;
+  const auto h = window_positions(in[1], o.kernel, o.stride, o.padding, name);
+  const auto w = window_positions(in[2], o.kernel, o.stride, o.padding, name);
   // c_in is a multiple of groups (checked above), so the division is exact.
   const std::int64_t fan_in_int = c_in / o.groups * o.kernel * o.kernel;
   const double fan_in = static_cast<double>(fan_in_int);
@@ -139,12 +149,12 @@ LayerId LayerGraph::pool(LayerId x, std::string name, std::int64_t kernel, std::
                          std::int64_t padding, double ops_per_window) {
   const Shape& in = shape(x);
   require(in.rank() == 3, name, "pooling needs a {C, H, W} input, got " + to_string(in));
-  require(kernel > 0 && stride > 0 && padding >= 0, name, "bad kernel/stride/padding");
+  const auto h = window_positions(in[1], kernel, stride, padding, name);
+  const auto w = window_positions(in[2], kernel, stride, padding, name);
   Layer l;
   l.name = std::move(name);
   l.kind = OpKind::pool;
-  l.out = Shape{in[0], (in[1] + 2 * padding - kernel) / stride + 1,
-                (in[2] + 2 * padding - kernel) / stride + 1};
+  l.out = Shape{in[0], h, w};
   l.elementwise_ops = l.out.elements() * ops_per_window;
   l.kernels = 1;
   l.geometry = {.kernel = kernel, .stride = stride, .padding = padding};

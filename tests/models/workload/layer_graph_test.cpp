@@ -109,3 +109,22 @@ TEST_CASE("mismatched shapes are input errors naming the layer", "[layer_graph]"
   CHECK_THROWS_AS(g.reshape(a, "bad_view", Shape{3, 3}), InputError);
   CHECK_THROWS_AS(g.multi_head_attention(a, "bad_attention", 2), InputError);
 }
+
+// Integer division truncates toward zero, so (in + 2 padding - kernel) / stride + 1 is 1, not
+// less, for a window up to a stride wider than the padded input: the builders refuse it.
+TEST_CASE("a window wider than the padded input is an input error, even with a stride",
+          "[layer_graph]") {
+  LayerGraph g;
+  const auto x = g.input({3, 32, 32});
+  CHECK_THROWS_WITH(g.max_pool(x, "wide_pool", 1000, 1000, 0),
+                    Catch::Contains("wide_pool") &&
+                        Catch::Contains("a window of 1000 does not fit an input of 32"));
+  CHECK_THROWS_WITH(g.conv2d(x, "wide_conv", {.out_channels = 8, .kernel = 33, .stride = 2}),
+                    Catch::Contains("wide_conv") && Catch::Contains("padded by 0"));
+  CHECK_THROWS_AS(g.avg_pool(x, "wide_avg", 35, 4, 1), InputError);
+  // A window exactly as wide as the padded input fits once.
+  CHECK(g.shape(g.max_pool(x, "whole", 34, 2, 1)) == Shape{3, 1, 1});
+  CHECK(
+      g.shape(g.conv2d(x, "edge", {.out_channels = 8, .kernel = 33, .stride = 2, .padding = 1})) ==
+      Shape{8, 1, 1});
+}
