@@ -4,7 +4,9 @@
 #include <bit>
 #include <cassert>
 #include <cmath>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include "models/error.hpp"
@@ -40,11 +42,14 @@ std::chrono::nanoseconds duration_of_prediction(double time_ms, const std::strin
                 std::to_string(time_ms) + " ms for " + workload_name);
   }
   if (ns > kMaxItemNs) {
-    // A table row can say anything: a minibatch longer than any run is bad input, not a clock
-    // that overflows later.
-    throw InputError("performance model " + model_name + " predicts " + std::to_string(time_ms) +
-                     " ms for a minibatch of " + workload_name +
-                     ", longer than the longest run (1e7 s); check the profile's time_ms");
+    // A workload can be any size (a workload file's layers): a minibatch longer than any run is
+    // bad input, not a clock that overflows later.
+    std::ostringstream seconds;
+    seconds << std::setprecision(3) << time_ms / 1e3;
+    throw InputError("performance model " + model_name + " predicts " + seconds.str() +
+                     " s for a minibatch of " + workload_name +
+                     ", longer than the longest run (1e7 s): the workload is too large for the "
+                     "device");
   }
   return std::chrono::nanoseconds(std::max<std::int64_t>(1, static_cast<std::int64_t>(ns)));
 }

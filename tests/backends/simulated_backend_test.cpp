@@ -225,4 +225,9 @@ TEST_CASE("a predicted minibatch longer than the longest run is bad input, not a
                     Catch::StartsWith("absurd.csv:2:56: time_ms: expected a number in"));
   CHECK(duration_of_prediction(1e10, "m", "w").count() == 10'000'000'000'000'000);  // 1e7 s: ok
   CHECK_THROWS_AS(duration_of_prediction(1.0000001e10, "m", "w"), InputError);
+  // A workload file's layers can make any workload that large; the error says so, in seconds.
+  CHECK_THROWS_WITH(duration_of_prediction(3.3155e12, "analytic-modes", "t"),
+                    "performance model analytic-modes predicts 3.32e+09 s for a minibatch of t, "
+                    "longer than the longest run (1e7 s): the workload is too large for the "
+                    "device");
 }
