@@ -260,10 +260,33 @@ void Importer::choose_input() {
     if (!initializers.contains(v.name())) candidates.push_back(&v);
   if (candidates.empty()) fail("", "the graph has no input that is not an initializer");
 
+  // A model exported without its weights has them as inputs too: a data input is one that some
+  // node reads first (a weight is a later operand: Conv's W, Gemm's B, BatchNormalization's
+  // scale), and the default data input is the first of them.
+  std::unordered_set<std::string> read_first;
+  for (const auto& node : graph.node())
+    if (node.input_size() > 0) read_first.insert(node.input(0));
   std::string names;
-  for (const auto* v : candidates) names += (names.empty() ? "" : ", ") + v->name();
+  std::size_t weights = 0;
+  ValueInfoProto* input = nullptr;
+  for (auto* v : candidates) {
+    if (!read_first.contains(v->name())) {
+      ++weights;
+      continue;
+    }
+    names += (names.empty() ? "" : ", ") + v->name();
+    if (input == nullptr) input = v;
+  }
+  if (input == nullptr) {  // no node reads any of them first: list them all
+    input = candidates.front();
+    weights = 0;
+    names.clear();
+    for (const auto* v : candidates) names += (names.empty() ? "" : ", ") + v->name();
+  }
+  if (weights > 0)
+    names +=
+        "; " + std::to_string(weights) + (weights == 1 ? " more is a weight" : " more are weights");
   const InputShape* given = nullptr;
-  ValueInfoProto* input = candidates.front();
   for (const auto& o : overrides_) {
     if (!o.name) continue;
     const auto it = std::find_if(candidates.begin(), candidates.end(),

@@ -321,7 +321,7 @@ TEST_CASE("a dynamic dimension needs --input-shape, which names the input", "[on
   // A shape that contradicts the model, or names no input, is refused.
   CHECK(import_error(path, {fm::parse_input_shape("x=1x4x32x16")}).find("--input-shape") == 0);
   CHECK(import_error(path, {fm::parse_input_shape("y=1x3x32x16")}) ==
-        "--input-shape: the model has no input 'y' (inputs: x, w)");
+        "--input-shape: the model has no input 'y' (inputs: x; 1 more is a weight)");
   CHECK(import_error(path, {fm::parse_input_shape("32x16")}).find("has 4 dimensions") !=
         std::string::npos);
 }
