@@ -301,7 +301,8 @@ CalibrateReport calibrate_modes(const CalibrateRequest& rq, const models::Device
       phase_names += std::string(phase_names.empty() ? "" : " and ") + models::to_string(p);
     }
     out << "new workload " << w << " " << phase_names << ": device fitted on " << device_rows.size()
-        << " rows of other workloads, workload fitted on " << profile.size() << " profiled rows\n";
+        << " rows of other workloads, workload fitted on " << profile.size()
+        << (profile.size() == 1 ? " profiled row\n" : " profiled rows\n");
     out << models::to_table(errors, "MAPE on " + std::to_string(rest.size()) + " other rows:");
     report.kind = "new-workload";
     report.fitted_rows = profile.size();
