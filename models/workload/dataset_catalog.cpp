@@ -25,10 +25,12 @@ const std::array<DatasetSpec, 8>& datasets() {
        469.0 * 387},
       {"imagenet-val", 50000, 6.7e9, "ImageNet-1k (ILSVRC-2012) validation split", 469.0 * 387},
       {"mnist", 60000, 46e6, "MNIST training split, 28x28 grey"},
-      {"squad", 87599, std::nullopt, "SQuAD v1.1 training question-answer pairs"},
+      {"squad", 87599, std::nullopt, "SQuAD v1.1 training question-answer pairs", std::nullopt,
+       true},
       {"wikitext", 59675, std::nullopt,
        "WikiText-2 training token stream (2,088,628 tokens) cut into 35-token sequences, the "
-       "lstm workload's sample"},
+       "lstm workload's sample",
+       std::nullopt, true},
   }};
   return table;
 }

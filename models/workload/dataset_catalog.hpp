@@ -20,6 +20,8 @@ struct DatasetSpec {
   // Mean stored image size in pixels per sample (image datasets whose size is published): what a
   // decoder has to produce, the CPU work of reading one sample.
   std::optional<double> image_pixels = std::nullopt;
+  // A sample is a sequence of token ids (text), not an image.
+  bool tokens = false;
 };
 
 // Throws InputError "unknown dataset 'x' (known: ...)".

@@ -9,6 +9,7 @@
 
 #include "models/device/power_mode_resolver.hpp"
 #include "models/workload/dataset_catalog.hpp"
+#include "models/workload/graph_workload.hpp"
 #include "models/workload/workload_catalog.hpp"
 #include "sim/config/data_dirs.hpp"
 #include "sim/config/input_text.hpp"
@@ -711,6 +712,22 @@ const models::Workload& workload_for(const ScenarioSources* sources, const std::
   });
 }
 
+// A training job's samples are what its workload reads: token ids for a {T} input (an
+// embedding's), images for a {C, H, W} one. Other inputs (a {T, features} sequence) take any.
+void check_samples_fit(const models::Workload& workload, const models::DatasetSpec& data) {
+  const models::GraphWorkload* g = workload.graph();
+  if (g == nullptr) return;
+  const models::Shape& input = g->layers().shape(0);
+  const bool reads_tokens = input.rank() == 1;
+  const bool reads_images = input.rank() == 3;
+  if ((reads_tokens && !data.tokens) || (reads_images && data.tokens)) {
+    throw InputError("dataset '" + data.name + "' holds " +
+                     (data.tokens ? "token sequences" : "images") + ", but workload '" +
+                     workload.name() + "' reads " + (reads_tokens ? "token ids " : "images ") +
+                     models::to_string(input));
+  }
+}
+
 ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
                               const models::DeviceCatalog& devices) {
   add_data_workloads(default_data_dir());
@@ -743,8 +760,9 @@ ResolvedScenario resolve_impl(const Scenario& s, const ScenarioSources* sources,
     r.training_workload =
         &workload_for(sources, "training.workload", s.training->workload, models::Phase::training);
     r.training_dataset_samples = located_call(sources, "training.dataset", [&] {
-      return std::floor(static_cast<double>(models::dataset(s.training->dataset).samples) *
-                        s.training->dataloader.dataset_scale);
+      const models::DatasetSpec& data = models::dataset(s.training->dataset);
+      check_samples_fit(*r.training_workload, data);
+      return std::floor(static_cast<double>(data.samples) * s.training->dataloader.dataset_scale);
     });
     if (s.training->data_pipeline == DataPipelineKind::dataloader &&
         r.training_dataset_samples > limits::kMaxPipelineSamples) {

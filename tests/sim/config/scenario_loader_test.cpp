@@ -629,6 +629,33 @@ TEST_CASE("unknown names and out-of-range modes are errors located at their key"
   CHECK(std::string(set.what()).rfind("--set: device.model: ", 0) == 0);
 }
 
+TEST_CASE("a training dataset of the wrong kind for its workload is an error at training.dataset",
+          "[loader][resolve]") {
+  const models::DeviceCatalog catalog = devices();
+  // Token sequences for an image model, images for a token model.
+  const InputError text = error_of(
+      [&] { resolve(parse(replace(kFull, "dataset: gld23k", "dataset: wikitext")), catalog); });
+  CHECK(text.key_path() == "training.dataset");
+  CHECK(text.problem() ==
+        "dataset 'wikitext' holds token sequences, but workload 'mobilenetv3-large' reads images "
+        "[3, 224, 224]");
+  REQUIRE(text.where());
+  CHECK(text.where()->line == 9);
+  const InputError images = error_of([&] {
+    resolve(parse(kFull, {"training.workload=bert-base", "training.dataset=imagenet"}), catalog);
+  });
+  CHECK(images.key_path() == "training.dataset");
+  CHECK(images.problem() ==
+        "dataset 'imagenet' holds images, but workload 'bert-base' reads token ids [128]");
+  // The kinds that belong together resolve.
+  CHECK_NOTHROW(
+      resolve(parse(kFull, {"training.workload=bert-base", "training.dataset=squad"}), catalog));
+  CHECK_NOTHROW(
+      resolve(parse(kFull, {"training.workload=lstm", "training.dataset=wikitext"}), catalog));
+  CHECK_NOTHROW(
+      resolve(parse(kFull, {"training.workload=resnet18", "training.dataset=cifar10"}), catalog));
+}
+
 TEST_CASE("every shipped scenario loads and resolves", "[loader][resolve]") {
   const models::DeviceCatalog catalog = devices();
   int count = 0;
