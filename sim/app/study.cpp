@@ -42,20 +42,24 @@ std::optional<double> flag(const std::optional<bool>& b) {
   return *b ? 1.0 : 0.0;
 }
 
-// An InputError caused by one of a run's study values, placed at that value in the study file.
+// An InputError caused by one of a run's study values, placed at that value in the study file:
+// an error at or under the study's key (a bad value), or on the way to it (a key that names no
+// field, an index past the list's end).
 InputError located_in_study(const InputError& e, const StudySpec& spec, std::size_t point) {
   if (!e.where() || e.where()->file != override_location().file) return e;
+  const auto caused_by = [&](const std::string& key) {
+    return is_overridden(e.key_path(), {key}) ||
+           (!e.key_path().empty() && is_overridden(key, {e.key_path()}));
+  };
   const std::vector<std::size_t> c = spec.coordinates(point);
   for (std::size_t i = spec.axes.size(); i-- > 0;) {
     for (const StudyKey& k : spec.axes[i].keys) {
-      if (is_overridden(e.key_path(), {k.key_path})) {
-        return e.located(k.value_locations[c[i]], e.key_path());
-      }
+      if (caused_by(k.key_path)) return e.located(k.value_locations[c[i]], e.key_path());
     }
   }
   for (std::size_t i = spec.fixed.size(); i-- > 0;) {
     const std::string key = spec.fixed[i].substr(0, spec.fixed[i].find('='));
-    if (is_overridden(e.key_path(), {key})) return e.located(spec.fixed_locations[i], e.key_path());
+    if (caused_by(key)) return e.located(spec.fixed_locations[i], e.key_path());
   }
   return e;
 }

@@ -126,6 +126,26 @@ TEST_CASE("A bad value of a study is located in the study file and nothing is pu
   CHECK_FALSE(std::filesystem::exists(dir.path() / "out"));
 }
 
+TEST_CASE("A study key that names no field of the scenario is located in the study file",
+          "[study]") {
+  TempDir dir;
+  // A grid key past the end of the inference list, and a set key the scenario does not have.
+  const std::string grid = small_study() + "zip:\n  inference[5].batch_size: [8]\n";
+  const std::string grid_path = dir.write("grid.yaml", grid);
+  const InputError past_end =
+      error_of([&] { run_study({.study_path = grid_path, .out_dir = dir.path() / "a"}); });
+  // "  inference[5].batch_size: [8]" is line 11; the value starts at column 29.
+  CHECK_THAT(past_end.what(), StartsWith(grid_path + ":11:29: inference[5]: no element 5"));
+  std::string set = small_study();
+  set.replace(set.find("  duration_s: 20"), 16, "  duration_s: 20\n  nosuch.key: 3");
+  const std::string set_path = dir.write("set.yaml", set);
+  const InputError unknown =
+      error_of([&] { run_study({.study_path = set_path, .out_dir = dir.path() / "b"}); });
+  CHECK_THAT(unknown.what(), StartsWith(set_path + ":6:15: nosuch: unknown key 'nosuch'"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "a"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "b"));
+}
+
 TEST_CASE("A study refuses an output folder holding other files, and leaves it untouched",
           "[study]") {
   TempDir dir;
