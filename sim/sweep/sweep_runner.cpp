@@ -181,6 +181,12 @@ std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& trut
       models::RngStreams(spec.seed)
           .stream("sweep/set/" + std::to_string(truth) + "/" + std::to_string(set))
           .next();
+  // The grid is the sweep's, not the workload set's: an unknown one is reported at `grid`.
+  try {
+    (void)models::ModeSpace::grid(t.device(), spec.grid);
+  } catch (const InputError& e) {
+    throw InputError(spec.grid_where, "grid", e.problem());
+  }
   try {
     p->base = search::problem_from(request_of(spec, set), t);
     const Problem problem = problem_at(p->base, spec, c, spec.arrivals.front().rates_per_s.front());

@@ -171,7 +171,10 @@ SweepSpec read_spec(const YamlNode& root, const std::vector<std::string>& known)
     if (!seed) n->fail(bad_seed_problem(n->raw().Scalar()));
     s.seed = *seed;
   }
-  if (auto n = root.optional("grid")) s.grid = read_name(*n);
+  if (auto n = root.optional("grid")) {
+    s.grid = read_name(*n);
+    s.grid_where = n->location();
+  }
   if (auto n = root.optional("objective")) s.objective = read_objective(*n);
   if (auto n = root.optional("power_constraint")) s.power_kind = read_power_constraint(*n);
   if (auto n = root.optional("idle_power_w")) s.idle_power_w = n->as_nonnegative_double();

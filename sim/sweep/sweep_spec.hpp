@@ -52,6 +52,7 @@ struct SweepSpec {
   std::string digest;
   std::uint64_t seed = 1;
   std::string grid = "pagoda-441";
+  std::optional<SourceLocation> grid_where;  // of `grid:` in the sweep file, when it is there
   search::Objective objective = search::Objective::per_window;
   search::PowerConstraint power_kind = search::PowerConstraint::max_of_phases;
   // Idle power for time-weighted power; absent: the device catalog's idle_w, as `fulcrum

@@ -306,6 +306,19 @@ TEST_CASE("a time-weighted sweep charges idle time at the catalog's idle power u
   CHECK(without_key != rows(zero));
 }
 
+TEST_CASE("a grid the device does not have is an error at the sweep's grid key", "[sweep]") {
+  // "grid: nope" is line 10 of the file, its value at column 7.
+  const SweepSpec spec = parse_sweep(time_weighted_sweep("grid: nope\n"), "idle.yaml", known());
+  const SweepTruths truths = SweepTruths::load(spec, FULCRUM_DATA_DIR, "");
+  try {
+    (void)run_text(spec, truths, {.threads = 1});
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith("idle.yaml:10:7: grid: unknown mode grid 'nope' for "
+                                           "device 'orin-agx-64gb' (known: "));
+  }
+}
+
 TEST_CASE("bad sweep files give located one-line errors", "[sweep]") {
   auto error_of = [](const std::string& text) {
     try {
