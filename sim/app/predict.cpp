@@ -261,8 +261,7 @@ PredictReport predict(const PredictRequest& request) {
       try {
         start = models::zero_shot_parameters(device, cal, models::workload_catalog().get(key.first),
                                              phase, models::workload_catalog());
-      } catch (const InputError&) {
-        start.reset();
+      } catch (const InputError&) {  // no start: the grid alone
       }
       cal.workloads[key] = models::fit_workload(device, cal.device, key, of_phase,
                                                 models::workload_catalog(), {}, start);

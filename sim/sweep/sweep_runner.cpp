@@ -181,12 +181,6 @@ std::unique_ptr<Prepared> prepare(const SweepSpec& spec, const SweepTruths& trut
       models::RngStreams(spec.seed)
           .stream("sweep/set/" + std::to_string(truth) + "/" + std::to_string(set))
           .next();
-  // The grid is the sweep's, not the workload set's: an unknown one is reported at `grid`.
-  try {
-    (void)models::ModeSpace::grid(t.device(), spec.grid);
-  } catch (const InputError& e) {
-    throw InputError(spec.grid_where, "grid", e.problem());
-  }
   try {
     p->base = search::problem_from(request_of(spec, set), t);
     const Problem problem = problem_at(p->base, spec, c, spec.arrivals.front().rates_per_s.front());
@@ -394,6 +388,15 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepTruths& truths,
   for (std::size_t key = 0; key < spec.ground_truths.size() * spec.workloads.size(); ++key) {
     if (begin < (key + 1) * per_set && key * per_set < end) {
       sets.emplace_back(key / spec.workloads.size(), key % spec.workloads.size());
+    }
+  }
+  // The grid is the sweep's, not a workload set's: an unknown one is reported at `grid`, once
+  // per ground truth and before any set is prepared.
+  for (std::size_t truth = 0; truth < spec.ground_truths.size(); ++truth) {
+    try {
+      (void)models::ModeSpace::grid(truths.at(truth).device(), spec.grid);
+    } catch (const InputError& e) {
+      throw InputError(spec.grid_where, "grid", e.problem());
     }
   }
   std::vector<std::unique_ptr<Prepared>> prepared(sets.size());

@@ -266,23 +266,14 @@ void Importer::choose_input() {
   std::unordered_set<std::string> read_first;
   for (const auto& node : graph.node())
     if (node.input_size() > 0) read_first.insert(node.input(0));
+  std::vector<ValueInfoProto*> data;
+  for (auto* v : candidates)
+    if (read_first.contains(v->name())) data.push_back(v);
+  if (data.empty()) data = candidates;  // no node reads any of them first: all of them
+  const std::size_t weights = candidates.size() - data.size();
   std::string names;
-  std::size_t weights = 0;
-  ValueInfoProto* input = nullptr;
-  for (auto* v : candidates) {
-    if (!read_first.contains(v->name())) {
-      ++weights;
-      continue;
-    }
-    names += (names.empty() ? "" : ", ") + v->name();
-    if (input == nullptr) input = v;
-  }
-  if (input == nullptr) {  // no node reads any of them first: list them all
-    input = candidates.front();
-    weights = 0;
-    names.clear();
-    for (const auto* v : candidates) names += (names.empty() ? "" : ", ") + v->name();
-  }
+  for (const auto* v : data) names += (names.empty() ? "" : ", ") + v->name();
+  ValueInfoProto* input = data.front();
   if (weights > 0)
     names +=
         "; " + std::to_string(weights) + (weights == 1 ? " more is a weight" : " more are weights");
