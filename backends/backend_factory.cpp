@@ -81,11 +81,18 @@ void require_available(std::string_view name) {
   if (std::find(available.begin(), available.end(), name) == available.end()) {
     const std::vector<std::string>& known = backend_names();
     const bool is_known = std::find(known.begin(), known.end(), name) != known.end();
-    throw InputError(std::nullopt, "--backend",
-                     "'" + std::string(name) + "' " +
-                         (is_known ? "is not available in this build"
-                                   : "is not a backend (backends: " + joined(known) + ")") +
-                         " (available: " + joined(available) + ")");
+    // An unknown name lists the backends, and those of this build where they differ.
+    std::string problem;
+    if (is_known)
+      problem = "is not available in this build (available: " + joined(available) + ")";
+    else if (available == known)
+      problem = "is not a backend (backends: " + joined(known) + ")";
+    else
+      problem = "is not a backend (backends: " + joined(known) +
+                "; available in this build: " + joined(available) + ")";
+    std::string quoted(1, '\'');
+    quoted.append(name).append("' ");
+    throw InputError(std::nullopt, "--backend", quoted + problem);
   }
 }
 

@@ -138,7 +138,8 @@ TEST_CASE("every class of bad input exits 2 with one located line and writes no 
       {"a power sampling period shorter than a nanosecond", kGood,
        "--set outputs.power_sample_s=1e-10", "^--set: outputs\\.power_sample_s: must be >= 1e-9"},
       {"an unknown backend", kGood, "--backend tpu",
-       "^--backend: 'tpu' is not a backend \\(backends: sim, cuda\\) \\(available: sim"},
+       "^--backend: 'tpu' is not a backend \\(backends: sim, cuda(; available in this build: "
+       "sim)?\\)\n$"},
       {"an unknown clock", kGood, "--clock sundial",
        "^--clock: expected virtual or wall, got 'sundial'"},
       {"an unknown performance model",
