@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import numbers
 import os
 import tempfile
 from pathlib import Path
@@ -69,6 +70,38 @@ def _overrides(values: Optional[Mapping[str, Any]]) -> list:
     return [f"{key}={_yaml_value(value)}" for key, value in values.items()]
 
 
+_SEED_MAX = 2**64 - 1
+_THREADS_MAX = 1024  # the CLI's --threads / --jobs bound
+
+
+def _integer(name: str, value: Any, low: int, high: int, optional: bool = False):
+    """An integer argument checked as the CLI checks its option: a clear error naming the
+    keyword, not the binding's signature dump."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}=: expected an integer, got {type(value).__name__} {value!r}")
+    if not low <= int(value) <= high:
+        raise ValueError(f"{name}=: must be an integer in {low}..{high}, got {int(value)}")
+    return int(value)
+
+
+def _seed(seed: Any) -> Optional[int]:
+    return _integer("seed", seed, 0, _SEED_MAX, optional=True)
+
+
+def _progress(progress: Any) -> Optional[Progress]:
+    if progress is not None and not isinstance(progress, Progress):
+        raise TypeError(f"progress= takes a fulcrum.Progress(), got {type(progress).__name__}")
+    return progress
+
+
+def _path(value: Any, what: str) -> str:
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise TypeError(f"expected {what}, got {type(value).__name__}")
+
+
 def _number(text: str) -> Any:
     try:
         return int(text)
@@ -100,7 +133,7 @@ def _read_table(path: Path, skip: int = 0):
 
 def _located_for_dict(e: InputError, temp_file: str, display: str) -> InputError:
     """An error in a dict written to a temporary file names the dict and the key, not the file."""
-    if getattr(e, "file", None) != temp_file:
+    if temp_file is None or getattr(e, "file", None) != temp_file:
         return e
     key = e.key_path
     message = f"{display}: {key}: {e.problem}" if key else f"{display}: {e.problem}"
@@ -159,9 +192,7 @@ def _scenario_file(scenario: Union[str, os.PathLike, Mapping], folder: str, disp
         with open(path, "w") as f:
             json.dump(scenario, f, indent=1)
         return path, path
-    if isinstance(scenario, (str, os.PathLike)):
-        return os.fspath(scenario), None
-    raise TypeError(f"expected a path or a dict, got {type(scenario).__name__}")
+    return _path(scenario, "a path or a dict"), None
 
 
 def run(scenario: Union[str, os.PathLike, Mapping], set: Optional[Mapping[str, Any]] = None,
@@ -181,6 +212,7 @@ def run(scenario: Union[str, os.PathLike, Mapping], set: Optional[Mapping[str, A
     .column, .key_path, .problem). A dict scenario's relative file paths (trace files) are
     resolved against a temporary folder: give them as absolute paths.
     """
+    seed, progress = _seed(seed), _progress(progress)
     keep = tempfile.TemporaryDirectory(prefix="fulcrum-")
     try:
         path, temp_file = _scenario_file(scenario, keep.name, _DICT_SCENARIO_NAME)
@@ -211,6 +243,8 @@ def study(study: Union[str, os.PathLike, Mapping], out: Optional[Union[str, os.P
     A dict study's `scenario` is resolved against the current folder. jobs: threads (0: every
     core). out: the output folder to publish; without it the tables are read and nothing kept.
     """
+    jobs = _integer("jobs", jobs, 0, _THREADS_MAX)
+    progress = _progress(progress)
     with tempfile.TemporaryDirectory(prefix="fulcrum-") as tmp:
         temp_file = None
         if isinstance(study, Mapping):
@@ -219,10 +253,10 @@ def study(study: Union[str, os.PathLike, Mapping], out: Optional[Union[str, os.P
                 spec["scenario"] = os.path.abspath(str(spec["scenario"]))
             path, temp_file = _scenario_file(spec, tmp, _DICT_STUDY_NAME)
         else:
-            path = os.fspath(study)
+            path = _path(study, "a path or a dict")
         target = Path(out) if out is not None else Path(tmp) / "study"
         try:
-            r = _core.study(path, os.fspath(target), int(jobs), data_dir or "", progress)
+            r = _core.study(path, os.fspath(target), jobs, data_dir or "", progress)
         except InputError as e:
             raise _located_for_dict(e, temp_file, _DICT_STUDY_NAME) from None
         folder = Path(r["out_dir"])
@@ -267,6 +301,7 @@ def optimize(scenario: Union[str, os.PathLike, Mapping],
     call. Bad input raises fulcrum.InputError; a failure of the event-driven run is raised
     (fulcrum.Error) after optimize.json is written, as the CLI does.
     """
+    seed = _seed(seed)
     entries = search._entries(strategies)
     with tempfile.TemporaryDirectory(prefix="fulcrum-") as tmp:
         path, temp_file = _scenario_file(scenario, tmp, _DICT_SCENARIO_NAME)
@@ -326,16 +361,18 @@ def sweep(sweep_file: Union[str, os.PathLike, Mapping],
     measurements/. An exception inside a Python strategy is a fulcrum.Error naming it.
     """
     k, n = _shard(shard)
+    threads = _integer("threads", threads, 0, _THREADS_MAX)
+    progress = _progress(progress)
     entries = search._entries(strategies)
     with tempfile.TemporaryDirectory(prefix="fulcrum-") as tmp:
         temp_file = None
         if isinstance(sweep_file, Mapping):
             path, temp_file = _scenario_file(sweep_file, tmp, _DICT_SWEEP_NAME)
         else:
-            path = os.fspath(sweep_file)
+            path = _path(sweep_file, "a path or a dict")
         target = Path(out) if out is not None else Path(tmp) / "sweep.csv"
         try:
-            r = _core.search.sweep(path, os.fspath(target), int(threads), k, n, reference,
+            r = _core.search.sweep(path, os.fspath(target), threads, k, n, reference,
                                    data_dir or "", entries, progress)
         except InputError as e:
             raise _located_for_dict(e, temp_file, _DICT_SWEEP_NAME) from None
@@ -356,9 +393,12 @@ def predict(fit: Union[str, os.PathLike], at: Union[str, os.PathLike],
     `fulcrum predict --json` does (docs/PREDICT.md). Returns its JSON document as a dict, with
     `rows` as a DataFrame (nested keys flattened: `time_ms.predicted`, ...); `out` writes the
     predictions as a profile CSV, the CLI's bytes. Without pandas `rows` stays a list of dicts."""
-    text = _core.predict(predictor, os.fspath(fit), os.fspath(at),
+    int_max = 2**31 - 1  # the CLI's int options
+    text = _core.predict(predictor, _path(fit, "a profile path"), _path(at, "a profile path"),
                          os.fspath(out) if out is not None else None, workload, phase,
-                         batch_size, sample, int(seed), device, data_dir or "")
+                         _integer("batch_size", batch_size, -int_max, int_max, optional=True),
+                         _integer("sample", sample, -int_max, int_max, optional=True),
+                         _integer("seed", seed, 0, _SEED_MAX), device, data_dir or "")
     report = json.loads(text)
     if _pd is not None:  # time_ms.predicted, time_ms.measured, ... as columns
         report["rows"] = _pd.json_normalize(report["rows"])

@@ -97,6 +97,43 @@ def test_an_error_in_a_dict_scenario_names_the_dict_and_the_key():
     assert str(caught.value).startswith("<scenario dict>: ")
 
 
+def test_an_error_of_a_file_scenario_is_not_blamed_on_a_dict():
+    # An option's error (no file) of a run from a path keeps the CLI's line.
+    with pytest.raises(fulcrum.InputError) as caught:
+        fulcrum.run(QUICKSTART, backend="tpu")
+    assert str(caught.value).startswith("--backend: 'tpu' is not a backend (backends: sim, cuda")
+    assert caught.value.file is None
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: fulcrum.run(QUICKSTART, seed=-1), ValueError,
+     "seed=: must be an integer in 0..18446744073709551615, got -1"),
+    (lambda: fulcrum.run(QUICKSTART, seed=2**64), ValueError,
+     "seed=: must be an integer in 0..18446744073709551615, got 18446744073709551616"),
+    (lambda: fulcrum.run(QUICKSTART, seed=1.5), TypeError, "seed=: expected an integer, got float 1.5"),
+    (lambda: fulcrum.run(QUICKSTART, seed=True), TypeError, "seed=: expected an integer, got bool True"),
+    (lambda: fulcrum.run(QUICKSTART, progress=5), TypeError,
+     "progress= takes a fulcrum.Progress(), got int"),
+    (lambda: fulcrum.optimize(QUICKSTART, seed=-2), ValueError, "seed=: must be an integer in 0.."),
+    (lambda: fulcrum.study(3), TypeError, "expected a path or a dict, got int"),
+    (lambda: fulcrum.study("scenarios/studies/sharing.yaml", jobs=-1), ValueError,
+     "jobs=: must be an integer in 0..1024, got -1"),
+    (lambda: fulcrum.sweep("scenarios/sweeps/small.yaml", threads=5000), ValueError,
+     "threads=: must be an integer in 0..1024, got 5000"),
+    (lambda: fulcrum.predict("p.csv", "p.csv", seed=-5), ValueError, "seed=: must be an integer"),
+    (lambda: fulcrum.predict("p.csv", "p.csv", batch_size=2**40), ValueError,
+     "batch_size=: must be an integer in"),
+    (lambda: fulcrum.predict(None, "p.csv"), TypeError, "expected a profile path, got NoneType"),
+])
+def test_a_bad_argument_is_one_clear_error_naming_the_keyword(call, error, message):
+    # Checked before anything runs, as the CLI checks its options, instead of the binding's
+    # signature dump.
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value).startswith(message)
+    assert "incompatible function arguments" not in str(caught.value)
+
+
 def test_runs_in_threads_complete_with_the_results_of_runs_one_after_another():
     overrides = {"duration_s": 60, "inference[0].arrivals.process": "poisson"}
     alone = {seed: fulcrum.run(QUICKSTART, set=overrides, seed=seed).summary for seed in (1, 2)}
