@@ -47,6 +47,9 @@ const std::vector<CrossModeField>& cross_mode_fields() {
       {"main_thread_cores", "cores the training thread keeps busy", "fitted", &D::main_thread_cores,
        'p'},
       {"workers", "dataloader workers", "prior: the measurements' num_workers=4", &D::workers, 'x'},
+      {"oversubscription_mhz",
+       "MHz of each core's clock lost per runnable training thread beyond one per core", "fitted",
+       &D::oversubscription_mhz, 'p'},
       {"base_w", "W, always on", "fitted", &D::base_w, 'p'},
       {"gpu_static_w", "W of GPU leakage at the top GPU voltage", "fitted", &D::gpu_static_w, 'p'},
       {"cpu_core_static_w", "W per online core at the top CPU voltage", "fitted",
@@ -889,6 +892,49 @@ ModeErrors grouped_errors(const DeviceSpec& device, const std::vector<ModeRow>& 
     return r.phase == Phase::inference ? r.workload + buf : std::string();
   });
   return e;
+}
+
+std::vector<bool> faster_than_gpu_clock_allows(const std::vector<ModeRow>& rows, double tolerance) {
+  if (!(tolerance > 0 && tolerance <= 1)) {
+    throw Error("faster_than_gpu_clock_allows: tolerance must be in (0, 1]");
+  }
+  using Sweep = std::tuple<std::string, Phase, int, int, double, double>;
+  std::map<Sweep, std::vector<std::size_t>> sweeps;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ModeRow& r = rows[i];
+    sweeps[{r.workload, r.phase, r.batch_size, r.mode.cores, r.mode.cpu_khz, r.mode.emc_hz}]
+        .push_back(i);
+  }
+  std::vector<bool> flags(rows.size(), false);
+  for (auto& [key, members] : sweeps) {
+    std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+      return rows[a].mode.gpu_hz < rows[b].mode.gpu_hz;
+    });
+    for (std::size_t k = 1; k < members.size(); ++k) {
+      const ModeRow& lower = rows[members[k - 1]];
+      const ModeRow& r = rows[members[k]];
+      if (!(r.mode.gpu_hz > lower.mode.gpu_hz)) continue;
+      const double fastest = lower.time_s * lower.mode.gpu_hz / r.mode.gpu_hz;
+      if (r.time_s < tolerance * fastest) flags[members[k]] = true;
+    }
+  }
+  return flags;
+}
+
+ModeErrors errors_without(const DeviceSpec& device, const std::vector<ModeRow>& rows,
+                          const ModeErrors& errors, const std::vector<bool>& drop) {
+  if (drop.size() != rows.size() || errors.time_error_pct.size() != rows.size()) {
+    throw Error("errors_without: a flag and an error per row");
+  }
+  std::vector<ModeRow> kept;
+  std::vector<double> time_error, power_error;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (drop[i]) continue;
+    kept.push_back(rows[i]);
+    time_error.push_back(errors.time_error_pct[i]);
+    power_error.push_back(errors.power_error_pct[i]);
+  }
+  return grouped_errors(device, kept, std::move(time_error), std::move(power_error));
 }
 
 ModeErrors nearest_neighbour_errors(const DeviceSpec& device, const std::vector<ModeRow>& fit,

@@ -167,6 +167,19 @@ ModeErrors nearest_neighbour_errors(const DeviceSpec& device, const std::vector<
                                     const std::vector<ModeRow>& rows, std::size_t k,
                                     bool local_linear = false);
 
+// Rows a higher GPU clock made faster than the clock ratio allows: in each GPU-clock sweep of
+// `rows` (the same workload, phase, batch size, cores, CPU and EMC clock, by ascending GPU
+// clock), a row whose time is under `tolerance` x the previous row's time x f_previous / f. With
+// the other clocks fixed a minibatch shortens at most as 1 / f_gpu, so such a row was not
+// measured at the mode it names (docs/MODEL.md: 2 cores at the top GPU clock). A flag per row.
+std::vector<bool> faster_than_gpu_clock_allows(const std::vector<ModeRow>& rows,
+                                               double tolerance = 0.8);
+
+// `errors` of `rows` (evaluate_cross_mode's) regrouped without the rows `drop` flags (a flag per
+// row of `rows`).
+ModeErrors errors_without(const DeviceSpec& device, const std::vector<ModeRow>& rows,
+                          const ModeErrors& errors, const std::vector<bool>& drop);
+
 // The device's per-op-class coefficients (GraphCoefficients) fitted to the rows of the calibrated
 // workloads, every workload's parameters then following from its layer graph alone
 // (graph_parameters) and its own preprocess_ms kept: Levenberg-Marquardt on the same residuals

@@ -72,6 +72,9 @@ struct CrossModeDevice {
   double overlap_pipeline = 4;     // p-norm exponent combining the GPU path and the data pipeline
   double main_thread_cores = 0.7;  // cores the training process's own thread keeps busy
   double workers = 4;              // dataloader workers of the measurements
+  // MHz of each core's clock lost per runnable training thread beyond one per core (the workers
+  // and the training thread): the data pipeline runs at f - lost x excess threads per core.
+  double oversubscription_mhz = 30;
   // --- Power ---
   double base_w = 8;                   // always-on power: regulators, SoC fabric, I/O
   double gpu_static_w = 3;             // GPU rail leakage at the top GPU voltage (scales V^2)

@@ -65,6 +65,10 @@ struct DataloaderModel {
   // shared memory and the pageable host-to-device copy of its input tensor): GB/s of one core at
   // ref_cpu_khz on ref_arch over the minibatch's input bytes; 0: not modelled.
   double host_copy_gb_s = 0;
+  // MHz of each online core's clock lost per runnable thread beyond one per core (the busy workers
+  // and the host threads): the workers pre-process at f - this x excess threads per core, at
+  // least f / 4 (docs/PIPELINE.md "CPU contention"); 0: not modelled.
+  double oversubscription_mhz = 0;
   std::string contention_basis;
 
   // The format of a dataset's samples (its override where it has one); InputError "no sample

@@ -149,6 +149,12 @@ models::CrossModeCalibration parse_cross_mode_calibration(const YamlNode& root) 
     if (!known.count(key)) coeffs.required(key).fail("unknown coefficient '" + key + "'");
   }
   for (const models::CrossModeField& f : models::cross_mode_fields()) {
+    // A calibration written before the oversubscription term was fitted without it: 0 is the
+    // model it was fitted with.
+    if (std::string_view(f.name) == "oversubscription_mhz" && !coeffs.optional(f.name)) {
+      c.device.*(f.member) = 0;
+      continue;
+    }
     const YamlNode entry = coeffs.required(f.name);
     entry.expect_map();
     entry.allow_keys({"value", "unit", "source"});

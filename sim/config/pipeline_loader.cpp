@@ -138,7 +138,8 @@ models::DataloaderModel parse_dataloader_model(const YamlNode& root) {
 
   // Optional: without it the OS takes no core and a worker no per-minibatch time.
   if (const auto contention = root.optional("contention")) {
-    contention->allow_keys({"os_cores", "worker_batch_ms_at_ref", "host_copy_gb_s", "basis"});
+    contention->allow_keys(
+        {"os_cores", "worker_batch_ms_at_ref", "host_copy_gb_s", "oversubscription_mhz", "basis"});
     const YamlNode os = contention->required("os_cores");
     m.os_cores = os.as_nonnegative_double();
     if (m.os_cores > 1) os.fail("expected a value in [0, 1] (cores' worth of CPU time)");
@@ -149,6 +150,11 @@ models::DataloaderModel parse_dataloader_model(const YamlNode& root) {
     if (const auto copy = contention->optional("host_copy_gb_s")) {
       m.host_copy_gb_s = copy->as_positive_double();
       if (m.host_copy_gb_s < 1e-3) copy->fail("must be >= 0.001 (GB/s)");
+    }
+    // Optional: without it oversubscribed cores keep their whole clock.
+    if (const auto lost = contention->optional("oversubscription_mhz")) {
+      m.oversubscription_mhz = lost->as_nonnegative_double();
+      if (m.oversubscription_mhz > 1e4) lost->fail("must be <= 10000 (MHz)");
     }
     m.contention_basis = text(*contention, "basis");
   }

@@ -67,6 +67,8 @@ DataloaderPipeline::DataloaderPipeline(const RunSetup& setup, const models::Pipe
   const models::SampleFormat& format = data.format;
   format_ = format.name;
   const models::PowerMode mode = mode_for_costs(setup, data.dataloader);
+  cpu_mhz_ = mode.cpu_khz / 1e3;
+  lost_mhz_ = data.dataloader.oversubscription_mhz;
   preprocess_ms_ = models::preprocess_ms_per_sample(data.dataloader, format, *setup.device, mode);
   batch_ms_ = models::worker_batch_ms(data.dataloader, *setup.device, mode);
   hit_copy_ms_ = bytes_per_sample_ / (data.dataloader.cache_copy_gb_s * 1e9) * 1e3;
@@ -227,12 +229,24 @@ double DataloaderPipeline::host_rate_with(std::size_t extra) const {
 
 double DataloaderPipeline::host_rate() const { return host_rate_with(0); }
 
-double DataloaderPipeline::worker_rate() const {
+double DataloaderPipeline::worker_core_share() const {
   if (jobs_.empty()) return 1.0;
   if (workers_ == 0) return host_rate();  // the training process pre-processes itself
   const double left = capacity_ - static_cast<double>(host_threads()) * host_rate();
   return std::clamp(left / static_cast<double>(jobs_.size()), kWorkerFloor, 1.0);
 }
+
+// More runnable threads than online cores: each core loses a fixed rate of its cycles per thread
+// beyond one per core (preemptions and the caches they refill, at the scheduler's rate, not the
+// clock's), so the workers pre-process at f - lost x excess, at least f / 4.
+double DataloaderPipeline::clock_share() const {
+  if (workers_ == 0 || !(lost_mhz_ > 0) || !(cpu_mhz_ > 0)) return 1.0;
+  const double threads = static_cast<double>(host_threads() + jobs_.size());
+  const double excess = std::max(0.0, threads / static_cast<double>(cores_) - 1);
+  return std::max(cpu_mhz_ - lost_mhz_ * excess, 0.25 * cpu_mhz_) / cpu_mhz_;
+}
+
+double DataloaderPipeline::worker_rate() const { return worker_core_share() * clock_share(); }
 
 void DataloaderPipeline::cpu_advance() {
   const Time now = sim_->now();
@@ -278,7 +292,7 @@ void DataloaderPipeline::cpu_complete() {
 
 void DataloaderPipeline::set_worker_power() {
   if (power_ == nullptr || rail_w_.empty()) return;
-  const double busy_cores = static_cast<double>(jobs_.size()) * worker_rate();
+  const double busy_cores = static_cast<double>(jobs_.size()) * worker_core_share();
   const double w = busy_cores * core_w_;
   if (rail_w_[cpu_rail_] == w) return;
   rail_w_[cpu_rail_] = w;

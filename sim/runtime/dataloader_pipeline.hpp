@@ -101,6 +101,8 @@ class DataloaderPipeline final : public DataPipeline {
   double host_rate_with(std::size_t extra) const;
   double host_rate() const;
   double worker_rate() const;
+  double worker_core_share() const;  // of a core, each busy worker (its power)
+  double clock_share() const;        // of the clock, what oversubscribed cores leave the workers
   // A busy worker's share when the host threads take every core: never 0, so that a worker
   // always progresses (Linux's scheduler starves no runnable thread); the same floor as a host
   // thread's quantised share.
@@ -127,6 +129,8 @@ class DataloaderPipeline final : public DataPipeline {
   int workers_ = 0;  // as configured; 0 runs in the main process (one pseudo-worker)
   int in_flight_ = 1;
   int cores_ = 1;
+  double cpu_mhz_ = 0;   // the mode's CPU clock (the pipeline's costs are at it)
+  double lost_mhz_ = 0;  // per runnable thread beyond one per core (oversubscription_mhz)
   double capacity_ = 1;  // cores the workers and host threads share: online cores - OS share
   std::uint64_t samples_ = 0;
   std::size_t batch_size_ = 1;

@@ -886,11 +886,11 @@ TEST_CASE(
   // tens of percent for LeNet-5 and MobileNetV3, a few percent for ResNet-18 (published sizes as
   // the issue states them; the reference gives no exact figure).
   const double lenet_pct = pct[0], mobilenet_pct = pct[1], resnet_pct = pct[2];
-  CHECK(lenet_pct >= 10.0);  // here +25.2%
+  CHECK(lenet_pct >= 10.0);  // here +28.6%
   CHECK(lenet_pct <= 60.0);
-  CHECK(mobilenet_pct >= 10.0);  // here +33.8%
+  CHECK(mobilenet_pct >= 10.0);  // here +30.8%
   CHECK(mobilenet_pct <= 60.0);
-  CHECK(resnet_pct >= 2.0);  // here +2.8%: "a few percent"
+  CHECK(resnet_pct >= 2.0);  // here +3.1%: "a few percent"
   CHECK(resnet_pct <= 9.0);
   CHECK(resnet_pct < mobilenet_pct / 5);
 }
@@ -898,12 +898,13 @@ TEST_CASE(
 namespace {
 
 // The cached second epoch of training on Orin AGX 64GB (analytic-modes, minibatch 16, 4 workers,
-// eMMC) at `cores` online cores and CPU `cpu_mhz`, the GPU and EMC at their top clocks.
+// eMMC) at `cores` online cores and CPU `cpu_mhz`, GPU 1236.75 MHz (the top clock's column at 2
+// cores contradicts its own GPU-clock sweep: docs/MODEL.md) and EMC 3199 MHz.
 double orin_epoch_s(const std::string& workload, const std::string& dataset, double scale,
                     int cores, double cpu_mhz) {
   std::ostringstream device;
   device << "{model: orin-agx-64gb, perf_model: analytic-modes, cores: " << cores
-         << ", cpu_mhz: " << cpu_mhz << ", gpu_mhz: 1300.5, emc_mhz: 3199}";
+         << ", cpu_mhz: " << cpu_mhz << ", gpu_mhz: 1236.75, emc_mhz: 3199}";
   return second_epoch_s(device.str(), workload, dataset, scale, 4);
 }
 
@@ -914,7 +915,7 @@ TEST_CASE(
     "first",
     "[scenarios][pipeline][contention]") {
   // Measured minibatch times at 2 and 4 cores over those at 12, at each of the 14 CPU clocks
-  // (GPU 1300.5 MHz, EMC 3199 MHz), against the runtime's cached epochs over the same ratio;
+  // (GPU 1236.75 MHz, EMC 3199 MHz), against the runtime's cached epochs over the same ratio;
   // docs/PIPELINE.md "CPU contention", "Against the Orin AGX measurements".
   const std::optional<std::string> csv =
       testing::reference_path("measurements/orin-agx-training-modes.csv");
@@ -936,7 +937,7 @@ TEST_CASE(
         REQUIRE(it != header.end());
         return cells.at(static_cast<std::size_t>(it - header.begin()));
       };
-      if (col("gpu_freq_hz") != "1300500000" || col("mem_freq_hz") != "3199000000") continue;
+      if (col("gpu_freq_hz") != "1236750000" || col("mem_freq_hz") != "3199000000") continue;
       measured[{col("model"), std::stoi(col("cores")), std::stol(col("cpu_freq_khz"))}] =
           std::stod(col("minibatch_time_ms"));
     }
@@ -974,13 +975,13 @@ TEST_CASE(
                       << "%, bias " << sum / n << "%");
     }
   }
-  // Bounded at the figures reached (with equal sharing, the model before: ResNet-18 37.5 / -36.5
-  // at 2 cores and 23.9 / -23.9 at 4; MobileNetV3 40.2 / -2.2 and 7.6 / -7.3).
-  CHECK(errors[{"resnet18", 2}].first < 30.5);           // here 29.7
-  CHECK(errors[{"resnet18", 2}].second < -20.0);         // too fast still: -28.5
-  CHECK(errors[{"resnet18", 4}].first < 23.5);           // 22.9
-  CHECK(errors[{"mobilenetv3-large", 2}].first < 35.5);  // 34.6
-  CHECK(errors[{"mobilenetv3-large", 4}].first < 8.0);   // 7.6
+  // Bounded at the figures reached (without the oversubscribed cores' lost clock: ResNet-18
+  // 36.4 / -36.4 at 2 cores and 20.1 / -20.1 at 4; MobileNetV3 26.4 / -26.4 and 8.8 / -8.4).
+  CHECK(errors[{"resnet18", 2}].first < 32.5);           // here 31.8
+  CHECK(errors[{"resnet18", 2}].second < -20.0);         // too fast still: -31.8
+  CHECK(errors[{"resnet18", 4}].first < 20.5);           // 19.7
+  CHECK(errors[{"mobilenetv3-large", 2}].first < 21.5);  // 20.6
+  CHECK(errors[{"mobilenetv3-large", 4}].first < 8.5);   // 8.2
 }
 
 TEST_CASE("the quickstart's window-averaged power has the run's true mean; its samples alias",

@@ -32,8 +32,10 @@ std::vector<ModeRow> reference_rows() {
 }
 
 const ErrorStats& stats(const ModeErrors& e, const std::string& group) {
-  for (const GroupErrors& g : e.by_workload) {
-    if (g.group == group) return g.stats;
+  for (const auto* list : {&e.by_workload, &e.by_region}) {
+    for (const GroupErrors& g : *list) {
+      if (g.group == group) return g.stats;
+    }
   }
   FAIL("no group " << group);
   static const ErrorStats none;
@@ -76,6 +78,21 @@ TEST_CASE("held-out MAPE on a random half of the modes stays at the documented f
     CHECK(s.time_mape_pct <= b.time_pct);
     CHECK(s.power_mape_pct <= b.power_pct);
   }
+  // Training at 2 cores and at the lowest CPU clocks (docs/MODEL.md, "What the residuals say is
+  // missing"): on every held-out row at the figures reached (9.13% and 8.90%; 10.94% and 9.48%
+  // without the oversubscribed cores' lost clock), and within the 8% target on the rows their
+  // own GPU-clock sweep does not contradict (5.35% and 6.96%).
+  const std::vector<bool> flags = faster_than_gpu_clock_allows(rows);
+  std::vector<bool> drop;
+  for (const std::size_t i : rest_i) drop.push_back(flags[i]);
+  CHECK(std::count(drop.begin(), drop.end(), true) == 78);
+  const ModeErrors consistent = errors_without(d, select(rows, rest_i), e, drop);
+  CHECK(consistent.all.rows == rest_i.size() - 78);
+  CHECK(stats(e, "training cores 02").time_mape_pct <= 9.6);
+  CHECK(stats(e, "training cpu low").time_mape_pct <= 9.4);
+  CHECK(stats(consistent, "training cores 02").time_mape_pct <= 8);
+  CHECK(stats(consistent, "training cpu low").time_mape_pct <= 8);
+  CHECK(stats(consistent, "training cores 02").power_mape_pct <= 4);
 }
 
 // The new-workload path: the device's coefficients from the other workloads only, then 50 random
@@ -1046,6 +1063,35 @@ TEST_CASE(
   std::vector<ModeRow> other = held;
   other[0].workload = std::string(2, 'v');  // "vv"
   CHECK_THROWS_AS(nearest_neighbour_errors(d, fit, other, 4), fulcrum::Error);
+}
+
+TEST_CASE(
+    "a row that a higher GPU clock made faster than the clock ratio allows is flagged, within its "
+    "own sweep only",
+    "[perf][cross-mode]") {
+  // One sweep (4 cores, 729.6 MHz CPU, 3199 MHz EMC) of 114.75 / 318.75 / 522.75 / 1300.5 MHz:
+  // 900 ms, then flat at 400 ms (a CPU-bound sweep: allowed), then 100 ms at the top clock. From
+  // 522.75 to 1300.5 MHz the minibatch may shorten to 400 x 522.75 / 1300.5 = 160.8 ms, and to
+  // 0.8 x that (128.6 ms) within the tolerance: 100 ms is flagged, 130 ms would not be.
+  const auto row = [](double gpu_mhz, double ms, int cores = 4, int batch = 16) {
+    return ModeRow{"w",   Phase::training, PowerMode{cores, 729600.0, gpu_mhz * 1e6, 3199e6, 8},
+                   batch, ms * 1e-3,       20.0};
+  };
+  std::vector<ModeRow> rows{row(1300.5, 100), row(114.75, 900), row(522.75, 400), row(318.75, 400),
+                            // Another sweep (8 cores): its 100 ms is compared with its own rows.
+                            row(522.75, 110, 8), row(1300.5, 100, 8),
+                            // Another batch size: alone in its sweep, nothing to compare with.
+                            row(1300.5, 1, 4, 32)};
+  std::vector<bool> flags = faster_than_gpu_clock_allows(rows);
+  CHECK(flags == std::vector<bool>{true, false, false, false, false, false, false});
+  // 900 ms at 114.75 MHz to 400 ms at 318.75 MHz is 0.44x for a 2.78x clock: allowed.
+  rows[3].time_s = 0.2;  // 0.22x at 318.75 MHz: under 0.8 x 900 x 114.75 / 318.75 = 259 ms
+  flags = faster_than_gpu_clock_allows(rows);
+  CHECK(flags == std::vector<bool>{true, false, false, true, false, false, false});
+  rows[0].time_s = 0.130;  // within the tolerance of 400 ms at 522.75 MHz
+  CHECK_FALSE(faster_than_gpu_clock_allows(rows)[0]);
+  CHECK(faster_than_gpu_clock_allows(rows, 1.0)[0]);  // no tolerance: 130 ms < 160.8 ms
+  CHECK_THROWS(faster_than_gpu_clock_allows(rows, 0));
 }
 
 TEST_CASE("a residual correction scales time and power by exp(-value) at a mode's position") {

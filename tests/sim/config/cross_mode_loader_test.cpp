@@ -206,6 +206,19 @@ TEST_CASE("bad cross-mode calibration files fail with the key path") {
                     Catch::Contains("expected 'analytic-modes'"));
   CHECK_THROWS_WITH(parse(edited("eff_compute: ", "eff_compute: -")),
                     Catch::Contains("eff_compute") && Catch::Contains("> 0"));
+  CHECK_THROWS_WITH(
+      parse(edited("oversubscription_mhz: {value: ", "oversubscription_mhz: {value: -")),
+      Catch::Contains("coefficients.oversubscription_mhz.value") && Catch::Contains(">= 0"));
+}
+
+TEST_CASE("a calibration written before the oversubscription term loads without it, as 0") {
+  // Fitted without the term, so the model it was fitted with keeps the whole clock.
+  const std::string text = fulcrum::testing::read_text(shipped_path());
+  const std::size_t at = text.find("  oversubscription_mhz: {");
+  REQUIRE(at != std::string::npos);
+  const std::string older = text.substr(0, at) + text.substr(text.find('\n', at) + 1);
+  CHECK(parse(text).device.oversubscription_mhz == Approx(78.0).margin(0.1));
+  CHECK(parse(older).device.oversubscription_mhz == 0);
 }
 
 TEST_CASE("the shipped graph coefficients give an unprofiled workload its zero-shot parameters") {
@@ -239,7 +252,7 @@ TEST_CASE("the shipped graph coefficients give an unprofiled workload its zero-s
   CHECK_THROWS_WITH(parse(edited("kernels: [", "kernels: [x")),
                     Catch::Contains("graph_coefficients.kernels[0]"));
   CHECK_THROWS_WITH(
-      parse(edited("activity: [0.256117983", "activity: [90")),
+      parse(edited("activity: [0.235373255", "activity: [90")),
       Catch::Contains("graph_coefficients.activity[0]") && Catch::Contains("[-50, 50]"));
 }
 

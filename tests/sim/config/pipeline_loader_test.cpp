@@ -97,6 +97,8 @@ TEST_CASE("the fitted per-dataset cost is the cross-mode calibration's, converte
     CHECK(models::preprocess_ms_per_sample(m, f, orin, ref) ==
           Approx(fitted).epsilon(1e-6).margin(0));
   }
+  // Oversubscribed cores lose the clock the cross-mode fit found, as fitted.
+  CHECK(m.oversubscription_mhz == Approx(c.device.oversubscription_mhz).epsilon(1e-8));
   // The other JPEG datasets keep the format's prior.
   CHECK(m.format_of("coco-minitrain").cpu_ms_at_ref == 8.0);
 }
@@ -140,6 +142,10 @@ TEST_CASE(
   CHECK(ok.os_cores == 0.25);
   CHECK(ok.worker_batch_ms_at_ref == 2);
   CHECK(ok.contention_basis == "e");
+  CHECK(ok.oversubscription_mhz == 0);  // optional: oversubscribed cores keep their clock
+  CHECK(load("contention: {os_cores: 0, worker_batch_ms_at_ref: 0, oversubscription_mhz: 78, "
+             "basis: e}\n")
+            .oversubscription_mhz == 78);
 
   InputError e =
       error_of([&] { load("contention: {os_cores: 1.5, worker_batch_ms_at_ref: 2, basis: e}\n"); });
@@ -148,6 +154,14 @@ TEST_CASE(
   e = error_of(
       [&] { load("contention: {os_cores: 0.1, worker_batch_ms_at_ref: -1, basis: e}\n"); });
   CHECK(e.key_path() == "contention.worker_batch_ms_at_ref");
+  for (const char* lost : {"-1", "20000", "fast"}) {
+    e = error_of([&] {
+      load(std::string(
+               "contention: {os_cores: 0, worker_batch_ms_at_ref: 0, oversubscription_mhz: ") +
+           lost + ", basis: e}\n");
+    });
+    CHECK(e.key_path() == "contention.oversubscription_mhz");
+  }
   e = error_of([&] { load("contention: {os_cores: 0.1, worker_batch_ms_at_ref: 1}\n"); });
   CHECK(e.key_path() == "contention");  // the estimates must say what they rest on
   CHECK_THAT(e.what(), Catch::Contains("basis"));

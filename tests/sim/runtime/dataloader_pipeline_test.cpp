@@ -246,6 +246,34 @@ TEST_CASE("a training minibatch's host thread gets a core before the busy worker
   }
 }
 
+TEST_CASE("more runnable threads than cores cost each core a fixed share of its clock") {
+  // docs/PIPELINE.md "CPU contention": two workers, one core, both busy from the start with a
+  // minibatch of 4 x 10 ms at the reference clock (the mode's, 1000 MHz), the host thread
+  // waiting for data. Each worker gets half the core; with 500 MHz lost per thread beyond one
+  // per core (2 threads on 1 core: one beyond) the core keeps 500 of its 1000 MHz, so each
+  // minibatch takes 40 / (0.5 x 0.5) = 160 ms instead of 80. With 1000 MHz lost the clock kept is
+  // held at a quarter: 320 ms. On two cores nothing is lost: 40 ms.
+  struct Case {
+    int cores;
+    double lost_mhz;
+    Time stall;
+  };
+  for (const Case c : {Case{1, 0, 80 * kMillisecond}, Case{1, 500, 160 * kMillisecond},
+                       Case{1, 1000, 320 * kMillisecond}, Case{2, 500, 40 * kMillisecond}}) {
+    PipelineRun p(16, 4, 1, 20, 10);
+    p.data = pipeline_data(0, 10);
+    p.data.dataloader.oversubscription_mhz = c.lost_mhz;
+    p.cores = c.cores;
+    p.workers(2, 1);
+    RecordingObserver obs;
+    p.run(obs);
+    const auto items = training_items(obs);
+    REQUIRE(!items.empty());
+    INFO(c.cores << " cores, " << c.lost_mhz << " MHz lost");
+    CHECK(items[0].fetch_stall == c.stall);
+  }
+}
+
 TEST_CASE("a worker's fixed per-minibatch cost adds to its samples' pre-processing") {
   // 4 samples x 10 ms + 8 ms a minibatch at the reference clock (the mode's CPU clock is the
   // reference here): minibatch 0 is ready at 48 ms.
