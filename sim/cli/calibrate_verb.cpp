@@ -31,8 +31,9 @@ int cmd_calibrate(const std::vector<std::string>& args, std::ostream& out, std::
       "modes", "fit the cross-mode model (analytic-modes) to the measured power modes")(
       "holdout", po::value<double>(),
       "with --modes: fit on a random share of the modes, report "
-      "MAPE on this held-out share per workload, phase and region")(
-      "seed", po::value<std::string>(), "seed of the random split and samples (default 1)")(
+      "MAPE on this held-out share per workload, phase and region (and again without the rows "
+      "their own GPU-clock sweep contradicts)")("seed", po::value<std::string>(),
+                                                "seed of the random split and samples (default 1)")(
       "zero-shot", po::value<double>(),
       "with --modes: leave each workload out (or only --workload), fit the device on this share "
       "of the other workloads' modes, predict every row of it from its layer graph alone; with "
