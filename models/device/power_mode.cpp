@@ -1,5 +1,6 @@
 #include "models/device/power_mode.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -14,6 +15,11 @@ std::string format_mhz(double mhz) {
   while (!text.empty() && text.back() == '0') text.pop_back();
   if (!text.empty() && text.back() == '.') text.pop_back();
   return text;
+}
+
+double oversubscribed_clock(double clock, double lost, double threads, double cores) {
+  const double excess = std::max(0.0, threads / cores - 1);
+  return std::max(clock - lost * excess, 0.25 * clock);
 }
 
 std::string PowerMode::label() const {

@@ -27,6 +27,14 @@ std::string format_mhz(double mhz);
 inline std::string format_khz_as_mhz(double khz) { return format_mhz(khz / 1e3); }
 inline std::string format_hz_as_mhz(double hz) { return format_mhz(hz / 1e6); }
 
+// The CPU clock a core keeps when `threads` runnable threads share `cores` online cores and each
+// thread beyond one per core costs every core `lost` of its clock (preemptions and the caches
+// they refill come at the scheduler's rate, not the clock's): max(clock - lost x excess,
+// clock / 4), excess = max(0, threads / cores - 1); `lost` in the unit of `clock`. The
+// cross-mode model's data pipeline and the runtime's dataloader workers both run at it
+// (docs/MODEL.md, docs/PIPELINE.md "CPU contention").
+double oversubscribed_clock(double clock, double lost, double threads, double cores);
+
 // A user's request, in MHz as people write it. An absent field means the device maximum (all
 // cores, the table's highest frequency); a present one must be in the device's range.
 // (The explicit std::nullopt lets designated initializers leave fields out under -Wextra.)

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "models/device/power_mode.hpp"
 #include "models/error.hpp"
 #include "models/perf/analytic_model.hpp"
 #include "models/workload/dataset_catalog.hpp"
@@ -702,14 +703,12 @@ CrossModeTimeTerms cross_mode_time_terms(const DeviceSpec& device, const CrossMo
   // overlaps the GPU's work as the pipeline does.
   if (w.preprocess_ms > 0) {
     // More runnable training threads (the workers and the training thread) than online cores:
-    // each core loses a fixed rate of its cycles per thread beyond one per core (preemptions and
-    // the caches they refill, at a rate set by the scheduler's timeslice, not the clock), so the
-    // pipeline's time grows as 1 / (f - lost), not 1 / f, at few cores and low clocks (at most
-    // 4x: the clock left is held at a quarter of f).
-    const double excess =
-        phase == Phase::training ? std::max(0.0, (d.workers + 1) / mode.cores - 1) : 0.0;
-    const double usable_khz =
-        std::max(mode.cpu_khz - d.oversubscription_mhz * 1e3 * excess, 0.25 * mode.cpu_khz);
+    // the pipeline runs at the clock oversubscribed cores keep, so its time grows as
+    // 1 / (f - lost), not 1 / f, at few cores and low clocks.
+    const double usable_khz = phase == Phase::training
+                                  ? oversubscribed_clock(mode.cpu_khz, d.oversubscription_mhz * 1e3,
+                                                         d.workers + 1, mode.cores)
+                                  : mode.cpu_khz;
     e.pipeline_core_s =
         batch_size * w.preprocess_ms * 1e-3 * (d.cpu_ref_khz / usable_khz) * host_memory;
     const double free_cores = std::max(0.25, mode.cores - d.main_thread_cores);

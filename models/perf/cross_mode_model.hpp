@@ -73,7 +73,8 @@ struct CrossModeDevice {
   double main_thread_cores = 0.7;  // cores the training process's own thread keeps busy
   double workers = 4;              // dataloader workers of the measurements
   // MHz of each core's clock lost per runnable training thread beyond one per core (the workers
-  // and the training thread): the data pipeline runs at f - lost x excess threads per core.
+  // and the training thread): the data pipeline runs at oversubscribed_clock (power_mode.hpp).
+  // 30 is the fit's start; a calibration file without the key was fitted without it and loads 0.
   double oversubscription_mhz = 30;
   // --- Power ---
   double base_w = 8;                   // always-on power: regulators, SoC fabric, I/O

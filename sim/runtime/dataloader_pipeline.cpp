@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/device/power_mode.hpp"
 #include "models/error.hpp"
 #include "models/perf/analytic_model.hpp"
 
@@ -236,14 +237,13 @@ double DataloaderPipeline::worker_core_share() const {
   return std::clamp(left / static_cast<double>(jobs_.size()), kWorkerFloor, 1.0);
 }
 
-// More runnable threads than online cores: each core loses a fixed rate of its cycles per thread
-// beyond one per core (preemptions and the caches they refill, at the scheduler's rate, not the
-// clock's), so the workers pre-process at f - lost x excess, at least f / 4.
+// More runnable threads than online cores: the workers pre-process at the clock oversubscribed
+// cores keep.
 double DataloaderPipeline::clock_share() const {
   if (workers_ == 0 || !(lost_mhz_ > 0) || !(cpu_mhz_ > 0)) return 1.0;
   const double threads = static_cast<double>(host_threads() + jobs_.size());
-  const double excess = std::max(0.0, threads / static_cast<double>(cores_) - 1);
-  return std::max(cpu_mhz_ - lost_mhz_ * excess, 0.25 * cpu_mhz_) / cpu_mhz_;
+  return models::oversubscribed_clock(cpu_mhz_, lost_mhz_, threads, static_cast<double>(cores_)) /
+         cpu_mhz_;
 }
 
 double DataloaderPipeline::worker_rate() const { return worker_core_share() * clock_share(); }

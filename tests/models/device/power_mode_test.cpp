@@ -31,3 +31,16 @@ TEST_CASE("power modes compare by all their fields", "[power_mode]") {
   CHECK(a != b);
   CHECK(a < b);
 }
+
+TEST_CASE("oversubscribed cores keep their clock less the loss per thread beyond one per core") {
+  // 5 threads on 2 cores: 1.5 beyond one per core, 78 MHz each.
+  CHECK(oversubscribed_clock(422.4, 78, 5, 2) == Approx(422.4 - 117));
+  CHECK(oversubscribed_clock(2201.6, 78, 5, 4) == Approx(2201.6 - 19.5));
+  // No more threads than cores: the whole clock.
+  CHECK(oversubscribed_clock(422.4, 78, 5, 6) == 422.4);
+  CHECK(oversubscribed_clock(422.4, 78, 2, 2) == 422.4);
+  // Held at a quarter of the clock however many threads.
+  CHECK(oversubscribed_clock(268.8, 500, 5, 1) == Approx(268.8 / 4));
+  // Any unit, as long as clock and loss share it.
+  CHECK(oversubscribed_clock(422400, 78000, 5, 2) == Approx(1e3 * (422.4 - 117)));
+}
