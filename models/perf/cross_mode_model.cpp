@@ -933,4 +933,37 @@ std::string few_shot_check_clause(const ZeroShotCheck& check, Phase phase) {
          ", power " + power + "%";
 }
 
+double op_mix_distance(const OpClassShares& a, const OpClassShares& b) {
+  double flops = 0, kernels = 0;
+  for (std::size_t c = 0; c < kOpClasses; ++c) {
+    flops += std::fabs(a.flops[c] - b.flops[c]);
+    kernels += std::fabs(a.kernels[c] - b.kernels[c]);
+  }
+  return (flops / 2 + kernels / 2) / 2;
+}
+
+std::string CrossModeModel::extrapolation_nearest(const Workload& workload, Phase phase) const {
+  if (!cal_.zero_shot_check) return {};
+  const OpClassShares mine = op_class_shares(device_, workload, phase);
+  const ZeroShotCheck::Result* nearest = nullptr;
+  double nearest_distance = 0;
+  for (const ZeroShotCheck::Result& r : cal_.zero_shot_check->results) {
+    const Workload* measured = catalog_->find(r.key.first);
+    if (r.key.second != phase || measured == nullptr) continue;
+    const double d = op_mix_distance(mine, op_class_shares(device_, *measured, phase));
+    if (nearest == nullptr || d < nearest_distance) {
+      nearest = &r;
+      nearest_distance = d;
+    }
+  }
+  if (nearest == nullptr) return {};
+  char distance[32];
+  std::snprintf(distance, sizeof distance, "%.2f", nearest_distance);
+  const std::string p = to_string(phase);
+  return workload.name() + " " + p + " is most like " + nearest->key.first + " " + p +
+         " by op mix, at distance " + distance +
+         " of 1, whose zero-shot time and power MAPE were " + one_decimal(nearest->time_mape_pct) +
+         "% and " + one_decimal(nearest->power_mape_pct) + "%";
+}
+
 }  // namespace fulcrum::models

@@ -337,6 +337,11 @@ struct OpClassShares {
 };
 OpClassShares op_class_shares(const DeviceSpec& device, const Workload& workload, Phase phase);
 
+// How unlike two workloads' op mixes are, in [0, 1]: the mean of the total-variation distances of
+// their FLOP shares and of their kernel shares over the op classes (half the summed absolute
+// differences of each). 0 for the same graph; 1 for graphs that share no class.
+double op_mix_distance(const OpClassShares& a, const OpClassShares& b);
+
 // The share of a dense convolution's tensor-core tiles that does useful work. cuDNN runs it as an
 // implicit GEMM, N = output channels, K = input channels x window; the tiles are
 // kTensorTileN (Ampere's CUTLASS/cuDNN tensor-op thread-block tiles are 128 or 256 wide in N) by
@@ -471,6 +476,11 @@ class CrossModeModel : public PerfModel {
   RailPower idle_power(const DeviceSpec& device, const PowerMode& mode) const override;
   // The calibration's zero-shot check for the phase (zero_shot_check_clause), or empty.
   std::string extrapolation_check(Phase phase) const override;
+  // The measured workload of the check (zero_shot_check) in `phase` nearest `workload` by
+  // op_mix_distance, and its left-out time and power MAPE: "cifar-convnet training is most like
+  // resnet18 training by op mix, at distance 0.08 of 1, whose zero-shot time and power MAPE were
+  // 9.5% and 6.9%"; empty without a check or a measured workload of the phase.
+  std::string extrapolation_nearest(const Workload& workload, Phase phase) const override;
 
   // predict(workload, phase, mode, batch): the workload by catalog name or measurement alias.
   CrossModeEstimate predict(const std::string& workload, Phase phase, const PowerMode& mode,

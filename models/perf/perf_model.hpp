@@ -70,6 +70,12 @@ class PerfModel {
   // How the model's extrapolated figures for `phase` were checked against measurements, as one
   // clause for a report; empty where no check is recorded.
   virtual std::string extrapolation_check(Phase /*phase*/) const { return {}; }
+  // For a workload whose figures the model extrapolates, the measured workload of its phase it
+  // is most like and how that one's extrapolated figures did, as one clause for a report; empty
+  // where the model records no such check.
+  virtual std::string extrapolation_nearest(const Workload& /*workload*/, Phase /*phase*/) const {
+    return {};
+  }
 };
 
 }  // namespace fulcrum::models

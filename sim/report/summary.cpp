@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sim/report/json_writer.hpp"
 
@@ -315,6 +316,17 @@ std::string model_line(const RunResult& r) {
     check(std::any_of(r.inference.begin(), r.inference.end(),
                       [](const StreamResult& s) { return s.provenance.extrapolated > 0; }),
           r.extrapolation_check_inference);
+    // The measured workload each extrapolated one is most like, once per clause.
+    std::vector<std::string> nearest;
+    const auto like = [&](const std::string& clause) {
+      if (clause.empty() || std::find(nearest.begin(), nearest.end(), clause) != nearest.end()) {
+        return;
+      }
+      nearest.push_back(clause);
+      out.append("; ").append(clause);
+    };
+    if (r.training) like(r.training->extrapolation_nearest);
+    for (const StreamResult& s : r.inference) like(s.extrapolation_nearest);
     out.append(")");
   }
   out.append("\n");

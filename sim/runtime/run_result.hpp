@@ -64,6 +64,9 @@ struct StreamResult {
   std::string unstable_reason;  // empty when stable
   double gpu_busy_s = 0;        // time this stream's context was executing on the GPU
   ProvenanceCounts provenance;  // of its batches' figures
+  // Where the perf model extrapolates this workload: the measured workload it is most like and
+  // how that one's extrapolated figures did (PerfModel::extrapolation_nearest); else empty.
+  std::string extrapolation_nearest;
 };
 
 // Epoch times of a training job: a fixed-size digest, whatever the number of epochs (each epoch
@@ -131,6 +134,7 @@ struct TrainingResult {
   std::optional<double> minibatches_per_s_while_training, samples_per_s_while_training;
   double gpu_busy_s = 0;
   ProvenanceCounts provenance;                 // of its minibatches' figures
+  std::string extrapolation_nearest;           // as StreamResult's
   std::vector<EpochSummary> epochs;            // the first kMaxSummaryEpochs completed epochs
   std::optional<DataloaderResult> dataloader;  // absent without a dataloader
 };

@@ -421,6 +421,10 @@ RunResult Runtime::collect() {
     tr.epoch_time_s = t.epoch_time_stats();
     tr.gpu_busy_s = busy_ns_[c] * 1e-9;
     tr.provenance = contexts_[c].provenance_counts;
+    if (tr.provenance.extrapolated > 0) {
+      tr.extrapolation_nearest =
+          setup_.perf_model->extrapolation_nearest(t.workload(), models::Phase::training);
+    }
     tr.epochs = t.epoch_summaries();
     tr.dataloader = pipeline_->result(end_);
     r.training = std::move(tr);
@@ -468,6 +472,10 @@ RunResult Runtime::collect() {
     }
     out.gpu_busy_s = busy_ns_[first + i] * 1e-9;
     out.provenance = contexts_[first + i].provenance_counts;
+    if (out.provenance.extrapolated > 0) {
+      out.extrapolation_nearest =
+          setup_.perf_model->extrapolation_nearest(s.workload(), models::Phase::inference);
+    }
     r.inference.push_back(std::move(out));
   }
 

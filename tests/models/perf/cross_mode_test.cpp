@@ -809,6 +809,64 @@ TEST_CASE("the zero-shot check's clause gives a phase's range and median") {
   CHECK(zero_shot_check_clause(ZeroShotCheck{}, Phase::training).empty());
 }
 
+// How unlike two op mixes are: 0 for the same graph, 1 for graphs without a class in common, the
+// mean of the FLOP shares' and the kernel shares' total-variation distances between.
+TEST_CASE("op mix distance: 0 for one graph, 1 for none in common, the shares' mean between") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  const auto& catalog = workload_catalog();
+  const OpClassShares resnet = op_class_shares(d, catalog.get("resnet18"), Phase::training);
+  CHECK(op_mix_distance(resnet, resnet) == 0);
+  OpClassShares a, b;
+  a.flops = {1, 0, 0, 0, 0};
+  a.kernels = {0.5, 0, 0, 0.5, 0};
+  b.flops = {0, 0, 1, 0, 0};
+  b.kernels = {0, 0, 1, 0, 0};
+  CHECK(op_mix_distance(a, b) == Approx(1));
+  b.flops = {0.5, 0, 0.5, 0, 0};  // half the FLOPs moved: 0.5; the kernels share none: 1
+  CHECK(op_mix_distance(a, b) == Approx(0.75));
+  CHECK(op_mix_distance(b, a) == op_mix_distance(a, b));
+}
+
+// A run names, for each workload it extrapolates, the measured workload of its phase most like it
+// by op mix and that one's left-out figures: a plain CNN is nearest the CNN, a recurrent model the
+// LSTM, a transformer the transformer.
+TEST_CASE("an extrapolated workload is named with the measured workload most like it") {
+  const DeviceSpec d = testing::orin_agx_64gb();
+  CrossModeCalibration cal;
+  ZeroShotCheck check;
+  const auto add = [&](const char* w, Phase p, double t, double pw) {
+    check.results.push_back({{w, p}, 100, t, 0, pw, 0, {}, {}, {}});
+  };
+  add("resnet18", Phase::training, 9.46, 6.91);
+  add("bert-base", Phase::training, 5.59, 2.36);
+  add("lstm", Phase::training, 23.55, 18.62);
+  add("mobilenetv3-large", Phase::inference, 27.9, 9.14);
+  add("bert-large", Phase::inference, 11.47, 7.54);
+  const auto& catalog = workload_catalog();
+  const auto nearest = [&](const CrossModeModel& m, const char* w, Phase p) {
+    return m.extrapolation_nearest(catalog.get(w), p);
+  };
+  const CrossModeModel without(d, cal);
+  CHECK(nearest(without, "vgg11", Phase::training).empty());  // no check recorded
+  cal.zero_shot_check = check;
+  const CrossModeModel m(d, cal);
+  const std::string vgg = nearest(m, "vgg11", Phase::training);
+  CHECK(vgg.rfind("vgg11 training is most like resnet18 training by op mix, at distance ", 0) == 0);
+  CHECK(vgg.find(" of 1, whose zero-shot time and power MAPE were 9.5% and 6.9%") !=
+        std::string::npos);
+  CHECK(nearest(m, "lstm", Phase::training) ==
+        "lstm training is most like lstm training by op mix, at distance 0.00 of 1, whose "
+        "zero-shot time and power MAPE were 23.6% and 18.6%");
+  CHECK(nearest(m, "bert-base", Phase::inference)
+            .rfind("bert-base inference is most like bert-large inference", 0) == 0);
+  CHECK(nearest(m, "resnet18", Phase::inference)
+            .rfind("resnet18 inference is most like mobilenetv3-large inference", 0) == 0);
+  // A phase without a measured workload in the check: nothing to name.
+  check.results.resize(3);
+  cal.zero_shot_check = check;
+  CHECK(nearest(CrossModeModel(d, cal), "resnet50", Phase::inference).empty());
+}
+
 // The few-shot clause `devices NAME` prints: per k the median over the phase's workloads.
 TEST_CASE("the few-shot check's clause gives a phase's medians at each k") {
   ZeroShotCheck check;

@@ -256,6 +256,42 @@ TEST_CASE("the shipped graph coefficients give an unprofiled workload its zero-s
       Catch::Contains("graph_coefficients.activity[0]") && Catch::Contains("[-50, 50]"));
 }
 
+// With the shipped calibration's check, the catalog's workloads nobody measured are each named
+// with the measured workload of their phase most like them, and that one's recorded figures.
+TEST_CASE("the shipped check names the measured workload each unmeasured one is most like") {
+  const models::DeviceSpec& orin = catalog().get("orin-agx-64gb");
+  const models::CrossModeCalibration cal = sim::load_cross_mode_calibration(shipped_path());
+  REQUIRE(cal.zero_shot_check);
+  const models::CrossModeModel model(orin, cal);
+  const auto& workloads = models::workload_catalog();
+  const auto figures = [&](const char* w, models::Phase p) {
+    for (const auto& r : cal.zero_shot_check->results) {
+      if (r.key == models::WorkloadKey{w, p}) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "whose zero-shot time and power MAPE were %.1f%% and %.1f%%",
+                      r.time_mape_pct, r.power_mape_pct);
+        return std::string(buf);
+      }
+    }
+    return std::string("(not in the check)");
+  };
+  const auto expect = [&](const char* w, models::Phase p, const char* like) {
+    const std::string clause = model.extrapolation_nearest(workloads.get(w), p);
+    INFO(clause);
+    const std::string phase = models::to_string(p);
+    CHECK(clause.rfind(std::string(w) + " " + phase + " is most like " + like + " " + phase, 0) ==
+          0);
+    CHECK(clause.find(figures(like, p)) != std::string::npos);
+  };
+  expect("vgg16", models::Phase::training, "resnet18");
+  expect("yolov8n", models::Phase::training, "resnet18");
+  expect("bert-large", models::Phase::training, "bert-base");
+  expect("bert-base", models::Phase::inference, "bert-large");
+  expect("resnet18", models::Phase::inference, "resnet50");
+  // Its kernels mostly element-wise and pooling, as MobileNetV3's are.
+  expect("lenet5", models::Phase::training, "mobilenetv3-large");
+}
+
 // The published sensitivities are Xavier AGX figures (reference/published-results.md,
 // training-anchors.csv); the cross-mode calibration exists for Orin AGX only, so the signs are
 // checked against the Orin measurements instead: for every training workload and each of online

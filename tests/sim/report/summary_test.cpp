@@ -187,6 +187,15 @@ TEST_CASE("the text summary names the performance model and counts figures not f
   result.inference[0].provenance.extrapolated = 149;
   CHECK(format_summary_text(result).find("docs/MODEL.md; training check; inference check)\n") !=
         std::string::npos);
+  // Each extrapolated workload's nearest measured one, after the checks, a clause said once.
+  result.training->extrapolation_nearest = "training nearest";
+  result.inference[0].extrapolation_nearest = "inference nearest";
+  result.inference.push_back(result.inference[0]);  // a second stream of the same workload
+  CHECK(format_summary_text(result).find("training check; inference check; training nearest; "
+                                         "inference nearest)\n") != std::string::npos);
+  result.inference.pop_back();
+  result.training->extrapolation_nearest.clear();
+  result.inference[0].extrapolation_nearest.clear();
   result.extrapolation_check_training.clear();
   result.extrapolation_check_inference.clear();
 
