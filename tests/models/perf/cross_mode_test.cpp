@@ -788,12 +788,24 @@ TEST_CASE("zero-shot: workloads left out on threads give the same results as one
   for (const auto& c : calls) CHECK((c.first == "lstm" || c.first == "bert-base"));
 }
 
+namespace {
+
+// A workload-phase of a hand-made zero-shot check: 100 rows, its time and power MAPE, no bias,
+// no few-shot figures or floor.
+void add_zero_shot_result(ZeroShotCheck& check, const char* workload, Phase phase,
+                          double time_mape_pct, double power_mape_pct) {
+  check.results.push_back(
+      {{workload, phase}, 100, time_mape_pct, 0, power_mape_pct, 0, {}, {}, {}});
+}
+
+}  // namespace
+
 // The clause a run and `devices NAME` print for a phase's extrapolated figures: the range and
 // median of that phase's leave-one-out MAPEs, the other phase's left out.
 TEST_CASE("the zero-shot check's clause gives a phase's range and median") {
   ZeroShotCheck check;
   const auto add = [&](const char* w, Phase p, double t, double pw) {
-    check.results.push_back({{w, p}, 100, t, 0, pw, 0, {}, {}, {}});
+    add_zero_shot_result(check, w, p, t, pw);
   };
   add("a", Phase::training, 9.61, 2.0);
   add("b", Phase::training, 28.63, 18.2);
@@ -835,7 +847,7 @@ TEST_CASE("an extrapolated workload is named with the measured workload most lik
   CrossModeCalibration cal;
   ZeroShotCheck check;
   const auto add = [&](const char* w, Phase p, double t, double pw) {
-    check.results.push_back({{w, p}, 100, t, 0, pw, 0, {}, {}, {}});
+    add_zero_shot_result(check, w, p, t, pw);
   };
   add("resnet18", Phase::training, 9.46, 6.91);
   add("bert-base", Phase::training, 5.59, 2.36);
